@@ -1,0 +1,107 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, featureVersion } from '../features/index.ts';
+import { FeatureVersionMismatchError, ModelLoadError } from './errors.ts';
+import { LinearClassifier } from './linear-classifier.ts';
+import { LinearScorer } from './linear-scorer.ts';
+import { manifestSchema, type Manifest } from './manifest.ts';
+
+export interface LoadOptions {
+  readonly modelsDir: string;
+  /** A version folder name; default: the newest (versions sort by time). */
+  readonly version?: string;
+}
+
+const VERSION = /^\d{8}-\d{6}(-[a-z0-9-]+)?$/;
+
+const modelJsonSchema = z.object({
+  format: z.literal('layers-model'),
+  weightsManifest: z
+    .array(z.object({ paths: z.array(z.string()), weights: z.array(z.object({ name: z.string(), shape: z.array(z.number().int()), dtype: z.literal('float32') })) }))
+    .length(1),
+});
+
+/** Version folders under `modelsDir`, oldest first. */
+export async function listModelVersions(modelsDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(modelsDir);
+  } catch {
+    throw new ModelLoadError(`models folder not found: ${modelsDir}`);
+  }
+  const versions: string[] = [];
+  for (const n of names.filter((x) => VERSION.test(x)).sort()) {
+    if ((await stat(path.join(modelsDir, n, 'manifest.json')).catch(() => null))?.isFile()) versions.push(n);
+  }
+  return versions;
+}
+
+export async function readManifest(dir: string): Promise<Manifest> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8'));
+  } catch (e) {
+    throw new ModelLoadError(`cannot read ${path.join(dir, 'manifest.json')}: ${(e as Error).message}`);
+  }
+  const parsed = manifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ModelLoadError(`${path.join(dir, 'manifest.json')}: ${issue?.path.join('.')}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+/** Refuses a model unless this code featurizes exactly as its training run did. */
+export function checkFeatureVersion(m: Manifest): void {
+  const settings = m.featureSettings;
+  const current = DEFAULT_FEATURE_SETTINGS.revision;
+  if (settings.revision !== current || featureVersion(settings) !== m.featureVersion) {
+    throw new FeatureVersionMismatchError(
+      `model ${m.version} was trained with feature version ${m.featureVersion}; this service extracts features at revision ${current} ` +
+        `(${featureVersion({ ...settings, revision: current })} for the model's settings). Retrain with \`npm run train\` or run a matching service version.`,
+    );
+  }
+}
+
+export async function loadClassifier(opts: LoadOptions): Promise<LinearClassifier> {
+  const versions = await listModelVersions(opts.modelsDir);
+  const version = opts.version ?? versions[versions.length - 1];
+  if (!version) throw new ModelLoadError(`no model versions in ${opts.modelsDir} (run \`npm run train\`)`);
+  if (!versions.includes(version)) throw new ModelLoadError(`model version ${version} not found in ${opts.modelsDir} (have: ${versions.join(', ') || 'none'})`);
+  const dir = path.join(opts.modelsDir, version);
+  const manifest = await readManifest(dir);
+  checkFeatureVersion(manifest);
+  const extractor = new FeatureExtractor(manifest.featureSettings);
+  const scorer = await readScorer(dir, extractor.dimension);
+  return new LinearClassifier(manifest, extractor, scorer);
+}
+
+/** Reads the TF.js layers files and keeps the three weight arrays the forward pass needs. */
+async function readScorer(dir: string, dimension: number): Promise<LinearScorer> {
+  let modelJson: z.infer<typeof modelJsonSchema>;
+  try {
+    modelJson = modelJsonSchema.parse(JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')));
+  } catch (e) {
+    throw new ModelLoadError(`${path.join(dir, 'model.json')} is not a float32 TF.js layers model: ${(e as Error).message}`);
+  }
+  const group = modelJson.weightsManifest[0] as { paths: string[]; weights: { name: string; shape: number[] }[] };
+  const buffers = await Promise.all(group.paths.map((p) => readFile(path.join(dir, path.basename(p)))));
+  const bytes = Buffer.concat(buffers);
+  const arrays = new Map<string, Float32Array>();
+  let offset = 0;
+  for (const spec of group.weights) {
+    const size = spec.shape.reduce((a, b) => a * b, 1);
+    if (offset + size * 4 > bytes.length) throw new ModelLoadError(`${dir}: weights.bin is shorter than model.json says`);
+    // Copy into an aligned buffer: the file's bytes may not start on a 4-byte boundary.
+    arrays.set(spec.name, new Float32Array(bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + size * 4)));
+    offset += size * 4;
+  }
+  const find = (suffix: string): Float32Array => {
+    for (const [name, arr] of arrays) if (name.endsWith(suffix)) return arr;
+    throw new ModelLoadError(`${dir}: model.json has no weight named *${suffix}`);
+  };
+  const weights = find('hashed_weights/embeddings');
+  if (weights.length !== dimension) throw new ModelLoadError(`${dir}: ${weights.length} hashed weights, the feature settings need ${dimension}`);
+  return new LinearScorer(weights, find('output/kernel')[0] as number, find('output/bias')[0] as number);
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+const binaryMetricsSchema = z.object({
+  n: z.number().int().nonnegative(),
+  spam: z.number().int().nonnegative(),
+  legitimate: z.number().int().nonnegative(),
+  tp: z.number().int().nonnegative(),
+  fp: z.number().int().nonnegative(),
+  tn: z.number().int().nonnegative(),
+  fn: z.number().int().nonnegative(),
+  precision: z.number(),
+  recall: z.number(),
+  f1: z.number(),
+  fpr: z.number(),
+  accuracy: z.number(),
+  rocAuc: z.number().nullable(),
+});
+export type BinaryMetrics = z.infer<typeof binaryMetricsSchema>;
+
+const evaluationSchema = z.object({
+  overall: binaryMetricsSchema,
+  bySource: z.record(z.string(), binaryMetricsSchema),
+  ece: z.number(),
+});
+export type Evaluation = z.infer<typeof evaluationSchema>;
+
+const featureSettingsSchema = z.object({
+  revision: z.number().int(),
+  hashBits: z.number().int().min(10).max(24),
+  charNgramSizes: z.array(z.number().int().min(1).max(5)),
+  wordBigrams: z.boolean(),
+  charNgrams: z.boolean(),
+  roleTokens: z.boolean(),
+  structure: z.boolean(),
+  maxChars: z.number().int().positive(),
+  maxTokenLength: z.number().int().positive(),
+});
+
+/** models/<version>/manifest.json: everything needed to serve, trust and reproduce a model. */
+export const manifestSchema = z.object({
+  version: z.string().regex(/^\d{8}-\d{6}(-[a-z0-9-]+)?$/),
+  created: z.string().datetime(),
+  kind: z.literal('hashed-linear'),
+  featureVersion: z.string().min(1),
+  featureSettings: featureSettingsSchema,
+  /** A submission is spam when its calibrated spam probability is at least this. */
+  threshold: z.number().min(0).max(1),
+  targetFpr: z.number().min(0).max(1),
+  calibration: z.object({ method: z.literal('platt'), a: z.number(), b: z.number() }),
+  data: z.object({
+    files: z.array(z.object({ path: z.string(), sha256: z.string().length(64), records: z.number().int() })),
+    splits: z.record(z.string(), z.object({ train: z.number().int(), validation: z.number().int(), test: z.number().int() })),
+    duplicatesDropped: z.number().int(),
+    conflictingLabels: z.number().int(),
+    labels: z.object({ records: z.number().int(), contradicting: z.number().int(), weights: z.object({ contradicts: z.number(), confirms: z.number() }) }),
+  }),
+  metrics: z.object({ validation: evaluationSchema, test: evaluationSchema }),
+  baseline: z.object({ description: z.string(), threshold: z.number(), test: evaluationSchema }),
+  parameters: z.object({
+    seed: z.number().int(),
+    epochs: z.number().int(),
+    batchSize: z.number().int(),
+    learningRate: z.number(),
+    l2: z.number(),
+    sourceWeights: z.record(z.string(), z.number()),
+    backend: z.string(),
+  }),
+  trainingSeconds: z.number(),
+});
+export type Manifest = z.infer<typeof manifestSchema>;

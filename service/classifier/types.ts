@@ -1,0 +1,33 @@
+/** Form fields as the caller sent them: any JSON object, values possibly nested. */
+export type FormFields = Record<string, unknown>;
+
+/** One feature group's share in a decision, already phrased for people. */
+export interface Signal {
+  /** Stable id of the signal group, e.g. "links-in-message", "wording". */
+  readonly id: string;
+  /** Human phrase, e.g. "3 links in the message" or "wording such as 'backlinks', 'rank'". */
+  readonly text: string;
+  /** Contribution to the spam logit: > 0 pushes towards spam, < 0 towards legitimate. */
+  readonly contribution: number;
+}
+
+export type Status = 'spam' | 'legitimate';
+
+export interface Verdict {
+  readonly status: Status;
+  /** Calibrated probability that the submission is spam. */
+  readonly spamProbability: number;
+  /** Calibrated probability that `status` is right. */
+  readonly confidence: number;
+  /** Strongest signals behind this verdict, strongest first. */
+  readonly signals: readonly Signal[];
+  /** One sentence naming the strongest signals, for the caller. */
+  readonly reasoning: string;
+  readonly modelVersion: string;
+}
+
+export interface Classifier {
+  readonly modelVersion: string;
+  readonly featureVersion: string;
+  classify(fields: FormFields): Verdict;
+}

@@ -1,0 +1,53 @@
+/** Separator: spaces, punctuation, control characters. */
+export const SEP = 0;
+/** Letter, mark or digit of a script that separates words with spaces. */
+export const WORD = 1;
+/** Letter of a script written without spaces (CJK, Thai, ...): words are taken as character bigrams. */
+export const NOSPACE = 2;
+/** Symbol or emoji half (surrogate): a token of its own. */
+export const SYMBOL = 3;
+
+// One table built at start-up makes classification O(1) per code unit, exact for the BMP.
+const table = new Uint8Array(65536);
+const letterOrNumber = /[\p{L}\p{M}\p{N}]/u;
+const noSpaceScript = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
+const symbol = /[\p{S}]/u;
+for (let c = 0; c < 65536; c++) {
+  if (c >= 0xd800 && c <= 0xdfff) {
+    table[c] = SYMBOL;
+    continue;
+  }
+  const ch = String.fromCharCode(c);
+  if (noSpaceScript.test(ch)) table[c] = NOSPACE;
+  else if (letterOrNumber.test(ch)) table[c] = WORD;
+  else if (c >= 0x80 && symbol.test(ch)) table[c] = SYMBOL;
+  else table[c] = SEP;
+}
+// The prolonged sound mark and iteration marks belong to Japanese words.
+table[0x30fc] = NOSPACE;
+table[0x3005] = NOSPACE;
+
+export function charClass(code: number): number {
+  return table[code] ?? SEP;
+}
+
+export const CHAR_CLASS = table;
+
+/** Script buckets used for the script-mix signal. */
+export const SCRIPT_NAMES = ['latin', 'cyrillic', 'greek', 'arabic', 'hebrew', 'cjk', 'hangul', 'indic', 'thai', 'other'] as const;
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
+
+export function scriptBit(code: number): number {
+  if (code < 0x80) return (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a ? 1 : 0;
+  if (code < 0x250) return 1; // Latin-1 supplement and extended Latin
+  if (code >= 0x370 && code < 0x400) return 1 << 2;
+  if (code >= 0x400 && code < 0x530) return 1 << 1;
+  if (code >= 0x590 && code < 0x600) return 1 << 4;
+  if (code >= 0x600 && code < 0x700) return 1 << 3;
+  if (code >= 0x900 && code < 0xe00) return 1 << 7;
+  if (code >= 0xe00 && code < 0xe80) return 1 << 8;
+  if ((code >= 0x3040 && code < 0x3100) || (code >= 0x3400 && code < 0xa000) || (code >= 0xf900 && code < 0xfb00)) return 1 << 5;
+  if (code >= 0xac00 && code < 0xd7b0) return 1 << 6;
+  if (code >= 0x1e00 && code < 0x1f00) return 1;
+  return 1 << 9;
+}

@@ -1,0 +1,421 @@
+import type { FormFields } from '../classifier/types.ts';
+import { CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
+import { emptyFacts, type Facts } from './facts.ts';
+import { flattenFields, type FieldText } from './flatten.ts';
+import { hashRange, hashStep, hashString } from './hash.ts';
+import { GROUP_COUNT, GROUP_OF_KIND, KIND } from './kinds.ts';
+import { DISPOSABLE_EMAIL_DOMAINS, LINK_TLDS, URL_SHORTENERS } from './lists.ts';
+import type { FieldRole } from './roles.ts';
+import { featureVersion, type FeatureSettings } from './settings.ts';
+import { isStopword, stem } from './stem.ts';
+import { structureIds } from './structure.ts';
+
+const NS_WORD = hashString('w|');
+const NS_BIGRAM = hashString('b|');
+const NS_CHAR = hashString('c|');
+const NS_STRUCT = hashString('s|');
+const NS_DOMAIN = hashString('u|dom|');
+const NS_TLD = hashString('u|tld|');
+const NS_EMAIL_DOMAIN = hashString('e|dom|');
+const NS_EMAIL_TLD = hashString('e|tld|');
+const NS_ROLE: Record<FieldRole, number> = {
+  name: hashString('r|name|'),
+  email: hashString('r|email|'),
+  url: hashString('r|url|'),
+  message: hashString('r|message|'),
+  honeypot: hashString('r|honeypot|'),
+  other: hashString('r|other|'),
+};
+const LONG_TOKEN = '<long>';
+
+/** Field index marking a feature that points into `structure`, not into a field's text. */
+export const STRUCTURE_FIELD = -1;
+
+/**
+ * The sparse feature vector of one submission, plus where each feature first occurred so the
+ * reasoning can name it. A view into the extractor's buffers: valid until its next `extract`.
+ */
+export interface Features {
+  readonly count: number;
+  readonly indices: Int32Array;
+  readonly values: Float32Array;
+  readonly kinds: Uint8Array;
+  /** Field index of the first occurrence, or STRUCTURE_FIELD. */
+  readonly fields: Int32Array;
+  /** Start/end in the lower-cased field text; for structure features, start indexes `structure`. */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly texts: readonly string[];
+  readonly roles: readonly FieldRole[];
+  readonly structure: readonly string[];
+  readonly facts: Facts;
+}
+
+/**
+ * The one place that turns form fields into model input, for training and serving alike.
+ * Not re-entrant: it reuses its buffers, so one instance serves one synchronous caller at a time.
+ */
+export class FeatureExtractor {
+  readonly settings: FeatureSettings;
+  readonly version: string;
+  readonly dimension: number;
+  private readonly shift: number;
+  private readonly scratch: Float32Array;
+  private readonly indices: Int32Array;
+  private readonly values: Float32Array;
+  private readonly kinds: Uint8Array;
+  private readonly fieldsOf: Int32Array;
+  private readonly starts: Int32Array;
+  private readonly ends: Int32Array;
+  private count = 0;
+  private flat: FieldText[] = [];
+  private texts: string[] = [];
+  private roles: FieldRole[] = [];
+  private facts: Facts = emptyFacts();
+
+  constructor(settings: FeatureSettings) {
+    this.settings = settings;
+    this.version = featureVersion(settings);
+    this.dimension = 1 << settings.hashBits;
+    this.shift = 32 - settings.hashBits;
+    const d = this.dimension;
+    this.scratch = new Float32Array(d);
+    this.indices = new Int32Array(d);
+    this.values = new Float32Array(d);
+    this.kinds = new Uint8Array(d);
+    this.fieldsOf = new Int32Array(d);
+    this.starts = new Int32Array(d);
+    this.ends = new Int32Array(d);
+  }
+
+  extract(input: FormFields): Features {
+    this.count = 0;
+    this.facts = emptyFacts();
+    const flat = flattenFields(input, this.flat);
+    this.texts = [];
+    this.roles = [];
+    let budget = this.settings.maxChars;
+    for (let fi = 0; fi < flat.length; fi++) {
+      const field = flat[fi] as FieldText;
+      this.roles.push(field.role);
+      if (field.role === 'honeypot') {
+        this.texts.push('');
+        if (field.text.trim() !== '') this.facts.honeypot = 'filled';
+        else if (this.facts.honeypot === 'none') this.facts.honeypot = 'empty';
+        continue;
+      }
+      let text = field.text;
+      if (text.length > budget) {
+        text = text.slice(0, budget);
+        this.facts.truncated = true;
+      }
+      budget -= text.length;
+      const lower = text.toLowerCase();
+      this.texts.push(lower);
+      if (lower.length === 0) continue;
+      this.facts.fields++;
+      this.scanChars(text, lower, fi, field.role);
+      this.scanTokens(lower, fi, field.role);
+    }
+    const structure = this.settings.structure ? structureIds(this.facts) : [];
+    for (let s = 0; s < structure.length; s++) {
+      this.add(hashString(structure[s] as string, NS_STRUCT), KIND.structure, STRUCTURE_FIELD, s, s, true);
+    }
+    this.finish();
+    return {
+      count: this.count,
+      indices: this.indices,
+      values: this.values,
+      kinds: this.kinds,
+      fields: this.fieldsOf,
+      starts: this.starts,
+      ends: this.ends,
+      texts: this.texts,
+      roles: this.roles,
+      structure,
+      facts: this.facts,
+    };
+  }
+
+  /** A copy that outlives the next `extract` (training keeps every example). */
+  extractCopy(input: FormFields): { indices: Int32Array; values: Float32Array } {
+    const f = this.extract(input);
+    return { indices: f.indices.slice(0, f.count), values: f.values.slice(0, f.count) };
+  }
+
+  private add(h: number, kind: number, field: number, start: number, end: number, binary = false): void {
+    const idx = h >>> this.shift;
+    const prev = this.scratch[idx] as number;
+    if (prev === 0) {
+      const slot = this.count++;
+      this.indices[slot] = idx;
+      this.kinds[slot] = kind;
+      this.fieldsOf[slot] = field;
+      this.starts[slot] = start;
+      this.ends[slot] = end;
+      this.scratch[idx] = 1;
+    } else if (!binary) {
+      this.scratch[idx] = prev + 1;
+    }
+  }
+
+  // Counts become 1 + ln(count), then each group is scaled to unit length so long texts do not dominate.
+  private finish(): void {
+    const norms = new Float64Array(GROUP_COUNT);
+    for (let s = 0; s < this.count; s++) {
+      const idx = this.indices[s] as number;
+      let v = this.scratch[idx] as number;
+      this.scratch[idx] = 0;
+      const g = GROUP_OF_KIND[this.kinds[s] as number] ?? 0;
+      if (g === 0) v = 1;
+      else v = 1 + Math.log(v);
+      this.values[s] = v;
+      norms[g] = (norms[g] as number) + v * v;
+    }
+    for (let g = 1; g < GROUP_COUNT; g++) norms[g] = norms[g]! > 0 ? 1 / Math.sqrt(norms[g]!) : 0;
+    for (let s = 0; s < this.count; s++) {
+      const g = GROUP_OF_KIND[this.kinds[s] as number] ?? 0;
+      if (g !== 0) this.values[s] = (this.values[s] as number) * (norms[g] as number);
+    }
+  }
+
+  /** Character statistics, links and emails, and character n-grams, in one pass. */
+  private scanChars(text: string, lower: string, fi: number, role: FieldRole): void {
+    const f = this.facts;
+    const textual = role === 'message' || role === 'other' || role === 'name';
+    const sameLength = text.length === lower.length;
+    const n = lower.length;
+    if (role === 'message') f.messageChars += n;
+    const doNgrams = this.settings.charNgrams && textual;
+    const sizes = this.settings.charNgramSizes;
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0x20;
+    let p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0;
+    // The virtual space before the text (a4 above) counts as seen; one after it closes the last word.
+    let seen = 1;
+    let lastWasSpace = true;
+    let run = 0;
+    let prev = -1;
+    let hostStart = -1;
+    for (let i = 0; i <= n; i++) {
+      const c = i < n ? lower.charCodeAt(i) : 0x20;
+      const cls = i < n ? (CHAR_CLASS[c] as number) : SEP;
+      if (i < n && textual) {
+        const oc = text.charCodeAt(i);
+        if (cls === WORD || cls === NOSPACE) {
+          if (c >= 0x30 && c <= 0x39) f.digits++;
+          else {
+            f.letters++;
+            if (sameLength && oc !== c) f.upper++;
+            f.scripts |= c < 0x80 ? 1 : scriptBit(c);
+          }
+        } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+          f.symbols++;
+        }
+        run = c === prev ? run + 1 : 1;
+        if (run > f.maxRepeat && c !== 0x20) f.maxRepeat = run;
+        prev = c;
+        if ((c === 0x3c || c === 0x5b || c === 0x5d) && isMarkupLink(lower, i)) f.markupLinks++;
+      }
+      // Host-name characters: a-z, 0-9, '.', '-'. A run ending is checked for a link or an email.
+      const isHost = i < n && ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d);
+      if (isHost) {
+        if (hostStart < 0) hostStart = i;
+      } else if (hostStart >= 0) {
+        this.hostRun(lower, hostStart, i, fi, role);
+        hostStart = -1;
+      }
+      if (!doNgrams) continue;
+      let code: number;
+      if (cls === SEP) {
+        if (lastWasSpace) continue;
+        code = 0x20;
+        lastWasSpace = true;
+      } else {
+        code = c >= 0x30 && c <= 0x39 ? 0x30 : c;
+        lastWasSpace = false;
+      }
+      // A sliding window of the last five characters in locals: no array shifting per character.
+      a0 = a1; a1 = a2; a2 = a3; a3 = a4; a4 = code;
+      p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = i;
+      seen++;
+      const h1 = hashStep(NS_CHAR, a4);
+      const h2 = hashStep(hashStep(NS_CHAR, a3), a4);
+      for (let s = 0; s < sizes.length; s++) {
+        const size = sizes[s] as number;
+        if (seen < size) continue;
+        let h: number;
+        let from: number;
+        if (size === 1) { h = h1; from = p4; }
+        else if (size === 2) { h = h2; from = p3; }
+        else if (size === 3) { h = hashStep(hashStep(hashStep(NS_CHAR, a2), a3), a4); from = p2; }
+        else if (size === 4) { h = hashStep(hashStep(hashStep(hashStep(NS_CHAR, a1), a2), a3), a4); from = p1; }
+        else { h = hashStep(hashStep(hashStep(hashStep(hashStep(NS_CHAR, a0), a1), a2), a3), a4); from = p0; }
+        this.add(h, KIND.char, fi, from, i + 1);
+      }
+    }
+  }
+
+  private hostRun(lower: string, start: number, end: number, fi: number, role: FieldRole): void {
+    while (start < end && (lower.charCodeAt(start) === 0x2e || lower.charCodeAt(start) === 0x2d)) start++;
+    while (end > start && (lower.charCodeAt(end - 1) === 0x2e || lower.charCodeAt(end - 1) === 0x2d)) end--;
+    if (end - start < 3) return;
+    const before = start > 0 ? lower.charCodeAt(start - 1) : 0;
+    const after = end < lower.length ? lower.charCodeAt(end) : 0;
+    if (after === 0x40) return; // local part of an email; the domain run follows
+    let dot = end - 1;
+    while (dot > start && lower.charCodeAt(dot) !== 0x2e) dot--;
+    if (dot <= start || dot === end - 1) return;
+    const f = this.facts;
+    if (before === 0x40) {
+      // An email address: its domain is a feature of its own.
+      if (role === 'email') {
+        this.emailDomain(lower, start, end, dot, fi);
+      } else if (role === 'name') f.emailsInName++;
+      else f.emailsInText++;
+      return;
+    }
+    const scheme = start >= 3 && lower.startsWith('://', start - 3);
+    const www = lower.startsWith('www.', start);
+    if (!scheme && !www && !LINK_TLDS.has(lower.slice(dot + 1, end))) return;
+    let hostStart = www ? start + 4 : start;
+    if (hostStart >= end) hostStart = start;
+    const host = lower.slice(hostStart, end);
+    if (role === 'name') f.linksInName++;
+    else if (role !== 'url' && role !== 'email') {
+      f.links++;
+      if (f.linkHosts.length < 3 && !f.linkHosts.includes(host)) f.linkHosts.push(host);
+    }
+    if (URL_SHORTENERS.has(host)) f.shortener = host;
+    if (!this.settings.structure) return;
+    this.add(hashRange(lower, hostStart, end, NS_DOMAIN), KIND.domain, fi, hostStart, end, true);
+    this.add(hashRange(lower, dot + 1, end, NS_TLD), KIND.domain, fi, dot + 1, end, true);
+  }
+
+  private emailDomain(lower: string, start: number, end: number, dot: number, fi: number): void {
+    const domain = lower.slice(start, end);
+    if (DISPOSABLE_EMAIL_DOMAINS.has(domain)) this.facts.disposableDomain = domain;
+    if (!this.settings.structure) return;
+    this.add(hashRange(lower, start, end, NS_EMAIL_DOMAIN), KIND.emailDomain, fi, start, end, true);
+    this.add(hashRange(lower, dot + 1, end, NS_EMAIL_TLD), KIND.emailDomain, fi, dot + 1, end, true);
+  }
+
+  /** Word tokens (stemmed), bigrams of neighbours, CJK-style character bigrams, symbols. */
+  private scanTokens(lower: string, fi: number, role: FieldRole): void {
+    const n = lower.length;
+    const tagged = role !== 'message';
+    if (tagged && !this.settings.roleTokens) return;
+    const ns = tagged ? NS_ROLE[role] : NS_WORD;
+    const kind = tagged ? KIND.role : KIND.word;
+    const bigrams = !tagged && this.settings.wordBigrams;
+    const f = this.facts;
+    let prevStem: string | null = null;
+    let prevStop = false;
+    let prevStart = 0;
+    let singleLetters = 0;
+    let i = 0;
+    while (i < n) {
+      const c = lower.charCodeAt(i);
+      const cls = CHAR_CLASS[c] as number;
+      if (cls === WORD) {
+        const start = i;
+        let nonAscii = false;
+        i++;
+        for (; i < n; i++) {
+          const d = lower.charCodeAt(i);
+          if (CHAR_CLASS[d] === WORD) {
+            if (d > 0x7f) nonAscii = true;
+          } else if ((d === 0x27 || d === 0x2019) && i + 1 < n && CHAR_CLASS[lower.charCodeAt(i + 1)] === WORD) {
+            continue;
+          } else break;
+        }
+        if (c > 0x7f) nonAscii = true;
+        const len = i - start;
+        if (role === 'name') f.nameTokens++;
+        singleLetters = len === 1 && !(c >= 0x30 && c <= 0x39) ? singleLetters + 1 : 0;
+        if (singleLetters >= 4) f.spacedLetters = true;
+        const raw = len > this.settings.maxTokenLength ? LONG_TOKEN : lower.slice(start, i);
+        if (nonAscii) this.checkMixedScript(raw);
+        else if (len >= 6 && role !== 'email' && role !== 'url') this.checkGibberish(raw);
+        const s = stem(raw);
+        const h = hashFolded(s, ns);
+        this.add(h, kind, fi, start, i);
+        if (bigrams) {
+          const stop = isStopword(raw);
+          if (prevStem !== null && !(stop && prevStop)) {
+            this.add(hashFolded(s, hashStep(hashFolded(prevStem, NS_BIGRAM), 0x20)), KIND.bigram, fi, prevStart, i);
+          }
+          prevStem = s;
+          prevStop = stop;
+          prevStart = start;
+        }
+      } else if (cls === NOSPACE) {
+        const start = i;
+        while (i < n && CHAR_CLASS[lower.charCodeAt(i)] === NOSPACE) i++;
+        f.nameTokens += role === 'name' ? 1 : 0;
+        if (i - start === 1) this.add(hashRange(lower, start, i, ns), kind, fi, start, i);
+        for (let k = start; k + 2 <= i; k++) this.add(hashRange(lower, k, k + 2, ns), kind, fi, k, k + 2);
+        prevStem = null;
+        singleLetters = 0;
+      } else if (cls === SYMBOL) {
+        const start = i;
+        i += c >= 0xd800 && c <= 0xdbff && i + 1 < n ? 2 : 1;
+        this.add(hashRange(lower, start, i, ns), tagged ? kind : KIND.symbol, fi, start, i);
+      } else {
+        i++;
+        if (c !== 0x20 && c !== 0x27) {
+          prevStem = null;
+          singleLetters = 0;
+        }
+      }
+    }
+  }
+
+  private checkGibberish(token: string): void {
+    let vowels = 0;
+    let letters = 0;
+    let cons = 0;
+    let maxCons = 0;
+    for (let i = 0; i < token.length; i++) {
+      const c = token.charCodeAt(i);
+      if (c < 0x61 || c > 0x7a) {
+        cons = 0;
+        continue;
+      }
+      letters++;
+      if (c === 0x61 || c === 0x65 || c === 0x69 || c === 0x6f || c === 0x75 || c === 0x79) {
+        vowels++;
+        cons = 0;
+      } else if (++cons > maxCons) maxCons = cons;
+    }
+    if (letters < 6) return;
+    const f = this.facts;
+    f.longLatinWords++;
+    if (maxCons >= 6 || vowels * 6 < letters) {
+      f.gibberishWords++;
+      if (f.gibberishExamples.length < 3) f.gibberishExamples.push(token);
+    }
+  }
+
+  private checkMixedScript(token: string): void {
+    let mask = 0;
+    for (let i = 0; i < token.length; i++) {
+      const c = token.charCodeAt(i);
+      if (CHAR_CLASS[c] === WORD && !(c >= 0x30 && c <= 0x39)) mask |= c < 0x80 ? 1 : scriptBit(c);
+    }
+    // Latin mixed with Cyrillic or Greek inside one word is the look-alike trick (pаypal with a Cyrillic а).
+    if (mask & 1 && mask & 0b110) this.facts.mixedScriptWords++;
+  }
+}
+
+function hashFolded(s: string, h: number): number {
+  return hashRange(s, 0, s.length, h);
+}
+
+
+// `<a href`, `[url=`, `[link=` and markdown `](http` are how link-dropping bots format links.
+function isMarkupLink(lower: string, i: number): boolean {
+  const c = lower.charCodeAt(i);
+  if (c === 0x3c) return lower.startsWith('<a ', i) || lower.startsWith('<a\n', i);
+  if (c === 0x5b) return lower.startsWith('[url', i) || lower.startsWith('[link', i);
+  return lower.startsWith('](http', i);
+}

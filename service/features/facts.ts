@@ -1,0 +1,36 @@
+/** Counts gathered while featurizing one submission; structure features and reasoning read them. */
+export interface Facts {
+  fields: number;
+  messageChars: number;
+  letters: number;
+  upper: number;
+  digits: number;
+  symbols: number;
+  maxRepeat: number;
+  scripts: number;
+  links: number;
+  linkHosts: string[];
+  markupLinks: number;
+  emailsInText: number;
+  linksInName: number;
+  emailsInName: number;
+  nameTokens: number;
+  longLatinWords: number;
+  gibberishWords: number;
+  gibberishExamples: string[];
+  mixedScriptWords: number;
+  spacedLetters: boolean;
+  honeypot: 'none' | 'empty' | 'filled';
+  disposableDomain: string | null;
+  shortener: string | null;
+  truncated: boolean;
+}
+
+export function emptyFacts(): Facts {
+  return {
+    fields: 0, messageChars: 0, letters: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
+    links: 0, linkHosts: [], markupLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
+    longLatinWords: 0, gibberishWords: 0, gibberishExamples: [], mixedScriptWords: 0, spacedLetters: false,
+    honeypot: 'none', disposableDomain: null, shortener: null, truncated: false,
+  };
+}

@@ -1,0 +1,55 @@
+import type { FormFields } from '../classifier/types.ts';
+import { roleOf, type FieldRole } from './roles.ts';
+
+export interface FieldText {
+  /** Leaf key (last path segment that is not an array index). */
+  readonly key: string;
+  readonly role: FieldRole;
+  /** The value as text, NFKC-normalized with invisible characters removed. */
+  readonly text: string;
+}
+
+const MAX_DEPTH = 8;
+const MAX_FIELDS = 256;
+
+/**
+ * Flattens nested form data into leaf texts in document order. Booleans, null and empty
+ * strings are kept (a filled vs. empty honeypot matters); depth and field count are bounded.
+ */
+export function flattenFields(fields: FormFields, out: FieldText[] = []): FieldText[] {
+  out.length = 0;
+  walk(fields, '', 0, out);
+  return out;
+}
+
+function walk(value: unknown, key: string, depth: number, out: FieldText[]): void {
+  if (out.length >= MAX_FIELDS) return;
+  if (value === null || value === undefined) return;
+  if (typeof value === 'string') {
+    out.push({ key, role: roleOf(key, value), text: clean(value) });
+    return;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') {
+    out.push({ key, role: 'other', text: String(value) });
+    return;
+  }
+  if (depth >= MAX_DEPTH || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, key, depth + 1, out);
+    return;
+  }
+  for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], k, depth + 1, out);
+}
+
+// Zero-width characters, soft hyphens and BOMs hide words from filters; NFKC folds look-alike forms.
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/g;
+
+function clean(s: string): string {
+  if (isAscii(s)) return s;
+  return s.normalize('NFKC').replace(INVISIBLE, '');
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}

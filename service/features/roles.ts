@@ -1,0 +1,32 @@
+/** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
+export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
+
+const HONEYPOT = /(^_?gotcha$|honey|^hp[_-]|[_-]hp$|_hp_|trap|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
+const EMAIL = /(^|[^a-z])e?-?mail|courriel|correo/;
+const URL = /(^|[^a-z])(url|website|web|site|homepage|home[_-]?page|link|linkedin|portfolio)([^a-z]|$)/;
+const NAME = /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|surname|nom|nombre|vorname|nachname)([^a-z]|$)|name$/;
+const MESSAGE = /(message|msg|comment|body|text|content|enquiry|inquiry|question|detail|description|note|request|subject|cover|letter|about|remark|feedback|answer|reason|nachricht|mensaje|mensagem|sujet|betreff|^a$)/;
+const NOT_NAME = /(user|company|business|file|domain|room|host|form|org|product|event|page)[_-]?name/;
+
+/** Field names sent by form tools for bookkeeping; not user text. */
+const BOOKKEEPING = /^(_wpcf7|_wpnonce|_token|csrf|g-recaptcha|h-captcha|cf-turnstile|gform_|is_submit|form_id|formid|state_\d)/;
+
+export function roleOf(key: string, value: string): FieldRole {
+  const k = key.toLowerCase();
+  if (HONEYPOT.test(k)) return 'honeypot';
+  if (BOOKKEEPING.test(k)) return 'other';
+  if (EMAIL.test(k)) return 'email';
+  if (URL.test(k)) return 'url';
+  if (NAME.test(k) && !NOT_NAME.test(k)) return 'name';
+  if (MESSAGE.test(k)) return 'message';
+  return roleFromValue(value);
+}
+
+// Opaque names (input_4, field[7]): fall back to what the value looks like.
+function roleFromValue(value: string): FieldRole {
+  const v = value.trim();
+  if (v.length > 3 && v.length < 255 && !v.includes(' ') && v.indexOf('@') > 0 && v.lastIndexOf('.') > v.indexOf('@')) return 'email';
+  if (/^(https?:\/\/|www\.)\S+$/i.test(v)) return 'url';
+  if (v.length >= 40 && v.includes(' ')) return 'message';
+  return 'other';
+}

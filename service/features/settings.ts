@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+
+/** Everything that changes what the extractor emits; hashed into the feature version. */
+export interface FeatureSettings {
+  /** Bump when the extraction code changes meaning without a settings change. */
+  readonly revision: number;
+  /** Feature space is 2^hashBits buckets (hashing trick). */
+  readonly hashBits: number;
+  /** Sizes from 1 to 5. */
+  readonly charNgramSizes: readonly number[];
+  readonly wordBigrams: boolean;
+  readonly charNgrams: boolean;
+  readonly roleTokens: boolean;
+  readonly structure: boolean;
+  /** Text beyond this many characters per submission is not featurized (bounded cost per request). */
+  readonly maxChars: number;
+  /** Tokens longer than this become a shape token. */
+  readonly maxTokenLength: number;
+}
+
+export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
+  revision: 1,
+  hashBits: 18,
+  charNgramSizes: Object.freeze([3, 4]),
+  wordBigrams: true,
+  charNgrams: true,
+  roleTokens: true,
+  structure: true,
+  maxChars: 20_000,
+  maxTokenLength: 40,
+});
+
+/** The baseline: a plain bag of words, same tokenizer, nothing else. */
+export const BASELINE_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
+  ...DEFAULT_FEATURE_SETTINGS,
+  wordBigrams: false,
+  charNgrams: false,
+  roleTokens: false,
+  structure: false,
+});
+
+/** "<revision>-<12 hex of the settings hash>": two models featurize alike iff their versions are equal. */
+export function featureVersion(settings: FeatureSettings): string {
+  const canonical = JSON.stringify(settings, Object.keys(settings).sort());
+  return `${settings.revision}-${createHash('sha256').update(canonical).digest('hex').slice(0, 12)}`;
+}

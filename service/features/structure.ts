@@ -1,0 +1,77 @@
+import { SCRIPT_NAMES } from './char-class.ts';
+import type { Facts } from './facts.ts';
+
+/** Structural signals as a linear model sees them: bucketed indicators. Ids are part of the feature version. */
+export function structureIds(f: Facts): string[] {
+  const ids: string[] = [];
+  ids.push(`links=${bucket(f.links, [0, 1, 2, 4], ['0', '1', '2', '3-4', '5+'])}`);
+  if (f.markupLinks > 0) ids.push('markup-link');
+  if (f.linksInName > 0) ids.push('link-in-name');
+  if (f.emailsInName > 0) ids.push('email-in-name');
+  if (f.nameTokens > 4) ids.push('long-name');
+  if (f.emailsInText > 0) ids.push('email-in-text');
+  const alnum = f.letters + f.digits;
+  if (f.letters >= 12) ids.push(`caps=${bucket(f.upper / f.letters, [0.05, 0.2, 0.5], ['low', 'normal', 'high', 'shouting'])}`);
+  if (alnum >= 12) ids.push(`digits=${bucket(f.digits / alnum, [0, 0.1, 0.3], ['none', 'few', 'some', 'many'])}`);
+  if (alnum + f.symbols >= 12) ids.push(`symbols=${bucket(f.symbols / (alnum + f.symbols), [0.05, 0.15], ['few', 'some', 'many'])}`);
+  if (f.maxRepeat >= 4) ids.push('repeat-run');
+  let letterScripts = 0;
+  SCRIPT_NAMES.forEach((name, i) => {
+    if (f.scripts & (1 << i)) {
+      ids.push(`script:${name}`);
+      if (name !== 'other') letterScripts++;
+    }
+  });
+  if (letterScripts >= 2) ids.push('script-mix');
+  if (f.mixedScriptWords > 0) ids.push('mixed-script-word');
+  if (f.gibberishWords > 0) ids.push(f.gibberishWords >= 2 && f.gibberishWords * 5 >= f.longLatinWords ? 'gibberish=many' : 'gibberish=some');
+  if (f.honeypot !== 'none') ids.push(`honeypot-${f.honeypot}`);
+  if (f.disposableDomain) ids.push('disposable-email');
+  if (f.shortener) ids.push('shortener');
+  if (f.spacedLetters) ids.push('spaced-letters');
+  ids.push(`length=${bucket(f.messageChars, [0, 19, 79, 299, 999, 2999], ['0', '1-19', '20-79', '80-299', '300-999', '1000-2999', '3000+'])}`);
+  return ids;
+}
+
+function bucket(x: number, upper: readonly number[], names: readonly string[]): string {
+  for (let i = 0; i < upper.length; i++) if (x <= (upper[i] as number)) return names[i] as string;
+  return names[names.length - 1] as string;
+}
+
+/** A phrase that is true of this submission, for the reasoning sentence. */
+export function describeStructure(id: string, f: Facts): string {
+  if (id.startsWith('links=')) {
+    if (f.links === 0) return 'no links';
+    const hosts = f.linkHosts.length ? ` (${f.linkHosts.slice(0, 2).join(', ')})` : '';
+    return f.links === 1 ? `a link${hosts}` : `${f.links} links${hosts}`;
+  }
+  if (id.startsWith('caps=')) {
+    const pct = Math.round((100 * f.upper) / Math.max(1, f.letters));
+    return id === 'caps=low' ? 'little use of capitals' : `${pct}% capital letters`;
+  }
+  if (id.startsWith('digits=')) return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
+  if (id.startsWith('symbols=')) return id === 'symbols=few' ? 'few symbols' : 'many symbols and punctuation marks';
+  if (id.startsWith('script:')) return `${id.slice(7)} script`;
+  if (id.startsWith('length=')) return f.messageChars === 0 ? 'no message text' : `a ${lengthWord(f.messageChars)} message (${f.messageChars} characters)`;
+  if (id.startsWith('gibberish=')) return `gibberish-looking words (${f.gibberishExamples.slice(0, 2).map((w) => `'${w}'`).join(', ')})`;
+  switch (id) {
+    case 'markup-link': return 'HTML or BBCode link markup';
+    case 'link-in-name': return 'a link in the name field';
+    case 'email-in-name': return 'an email address in the name field';
+    case 'long-name': return `a name field of ${f.nameTokens} words`;
+    case 'email-in-text': return 'an email address in the message';
+    case 'repeat-run': return `a character repeated ${f.maxRepeat} times in a row`;
+    case 'script-mix': return 'several writing systems mixed';
+    case 'mixed-script-word': return 'words mixing look-alike letters of different alphabets';
+    case 'honeypot-filled': return 'a hidden honeypot field filled in';
+    case 'honeypot-empty': return 'the hidden honeypot field left empty';
+    case 'disposable-email': return `a disposable email address (${f.disposableDomain ?? ''})`;
+    case 'shortener': return `a shortened link (${f.shortener ?? ''})`;
+    case 'spaced-letters': return 'words spelled out with spaces between the letters';
+    default: return id;
+  }
+}
+
+function lengthWord(n: number): string {
+  return n < 20 ? 'very short' : n < 80 ? 'short' : n < 1000 ? 'medium-length' : 'long';
+}

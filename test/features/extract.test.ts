@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, KIND, surfaceOf, type Features } from '../../service/features/index.ts';
+import fixtures from '../fixtures/features/submissions.json' with { type: 'json' };
+
+const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
+const KIND_NAME = Object.fromEntries(Object.entries(KIND).map(([k, v]) => [v, k]));
+
+/** A readable, stable picture of a feature vector: kind, the words it came from, value, bucket. */
+function picture(f: Features): string[] {
+  const rows: string[] = [];
+  for (let i = 0; i < f.count; i++) rows.push(`${KIND_NAME[f.kinds[i] as number]} ${surfaceOf(f, i)} = ${(f.values[i] as number).toFixed(4)} @${f.indices[i]}`);
+  return rows.sort();
+}
+
+describe('feature extraction', () => {
+  it.each(Object.entries(fixtures))('%s: features are stable (snapshot)', (_name, fields) => {
+    const f = extractor.extract(fields as Record<string, unknown>);
+    expect({ structure: f.structure, features: picture(f) }).toMatchSnapshot();
+  });
+
+  it('is deterministic and does not leak state between calls', () => {
+    const a = picture(extractor.extract(fixtures.english_spam));
+    extractor.extract(fixtures.japanese_booking);
+    expect(picture(extractor.extract(fixtures.english_spam))).toEqual(a);
+  });
+
+  it('scales each text group to unit length, so a long message does not outweigh a short one', () => {
+    const f = extractor.extract({ message: 'hello there, I need a quote for chairs '.repeat(30) });
+    const norms = new Map<number, number>();
+    for (let i = 0; i < f.count; i++) {
+      const k = f.kinds[i] as number;
+      if (k === KIND.word || k === KIND.bigram || k === KIND.char) {
+        const g = k === KIND.char ? 2 : 1;
+        norms.set(g, (norms.get(g) ?? 0) + (f.values[i] as number) ** 2);
+      }
+    }
+    expect(norms.get(1)).toBeCloseTo(1, 5);
+    expect(norms.get(2)).toBeCloseTo(1, 5);
+  });
+
+  it('reads the signals a form spam filter needs', () => {
+    const f = extractor.extract(fixtures.name_link_honeypot);
+    expect(f.structure).toEqual(expect.arrayContaining(['link-in-name', 'honeypot-filled', 'disposable-email', 'shortener', 'markup-link']));
+    expect(f.facts.links).toBe(2);
+    const plain = extractor.extract({ name: 'Ana', email: 'ana@gmail.com', message: 'Hola, ¿tienen mesa para dos el sábado?', website_hp: '' });
+    expect(plain.structure).toContain('honeypot-empty');
+    expect(plain.structure).toContain('links=0');
+    expect(plain.structure).not.toContain('gibberish=some');
+  });
+
+  it('sees through obfuscation: invisible characters, full-width letters, look-alike alphabets', () => {
+    const clean = extractor.extract({ message: 'free viagra' });
+    const hidden = extractor.extract({ message: 'fr\u200bee ｖｉａｇｒａ' });
+    expect(picture(hidden)).toEqual(picture(clean));
+    expect(extractor.extract({ message: 'Verify your p\u0430ypal account' }).structure).toContain('mixed-script-word');
+  });
+
+  it('tokenizes scripts without spaces into character bigrams and keeps non-Latin words', () => {
+    const ja = extractor.extract(fixtures.japanese_booking);
+    const words = new Set<string>();
+    for (let i = 0; i < ja.count; i++) if (ja.kinds[i] === KIND.word) words.add(surfaceOf(ja, i));
+    expect(words).toContain('予約');
+    const ru = extractor.extract({ message: 'Здравствуйте, когда будет доставка?' });
+    const ruWords: string[] = [];
+    for (let i = 0; i < ru.count; i++) if (ru.kinds[i] === KIND.word) ruWords.push(surfaceOf(ru, i));
+    expect(ruWords).toEqual(expect.arrayContaining(['здравствуйте', 'когда', 'доставка']));
+  });
+
+  it('flattens nested dynamic-form values and takes roles from field names', () => {
+    const f = extractor.extract({ contact: { name: 'Get cash http://x.top', email: 'a@b.com' }, answers: [{ q: 'Why?', a: 'Because I want to book a table for four people' }] });
+    expect(f.roles).toEqual(['name', 'email', 'other', 'message']);
+    expect(f.structure).toContain('link-in-name');
+  });
+
+  it('bounds the work per submission: text past maxChars is not featurized', () => {
+    const f = extractor.extract({ message: 'a'.repeat(DEFAULT_FEATURE_SETTINGS.maxChars + 5000) });
+    expect(f.facts.truncated).toBe(true);
+    expect(f.facts.messageChars).toBe(DEFAULT_FEATURE_SETTINGS.maxChars);
+  });
+});
