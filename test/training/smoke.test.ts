@@ -1,0 +1,62 @@
+import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runTraining } from '../../training/pipeline.ts';
+import { loadClassifier } from '../../service/classifier/load.ts';
+import { manifestSchema } from '../../service/classifier/manifest.ts';
+import { repoRoot } from '../../service/config/env.ts';
+import { KEY, ORIGIN, testApp } from '../service/helpers.ts';
+
+const out = mkdtempSync(path.join(tmpdir(), 'formguard-train-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+const options = {
+  dataDir: path.join(repoRoot, 'test/fixtures/training'),
+  outDir: out,
+  seed: 3,
+  epochs: 4,
+  batchSize: 16,
+  learningRate: 0.05,
+  l2: 1e-7,
+  targetFpr: 0.05,
+  sourceWeights: {},
+  log: () => {},
+};
+
+describe('npm run train on a small fixture', () => {
+  it('exports a versioned model that the service loads and answers with', async () => {
+    const { dir, manifest } = await runTraining({ ...options, now: new Date('2026-01-02T03:04:05Z') });
+    expect(path.basename(dir)).toBe('20260102-030405');
+    for (const f of ['model.json', 'weights.bin', 'manifest.json', 'report.md']) expect(existsSync(path.join(dir, f))).toBe(true);
+    // The manifest on disk round-trips through its schema unchanged.
+    const onDisk = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    expect(manifestSchema.parse(onDisk)).toEqual(manifest);
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('Baseline');
+
+    const classifier = await loadClassifier({ modelsDir: out });
+    expect(classifier.modelVersion).toBe('20260102-030405');
+    const app = await testApp({ classifier });
+    try {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/verify',
+        headers: ORIGIN,
+        payload: { apiKey: KEY, formId: 'contact', payload: { name: 'Tom', email: 'tom@gmail.com', message: 'Do you deliver to Leeds on Saturdays?' } },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ modelVersion: '20260102-030405', formId: 'contact' });
+      expect(['spam', 'legitimate']).toContain(res.json().status);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('gives the same metrics for the same data and seed', async () => {
+    const a = await runTraining({ ...options, now: new Date('2026-01-02T03:04:06Z') });
+    const b = await runTraining({ ...options, now: new Date('2026-01-02T03:04:07Z') });
+    expect(b.manifest.metrics).toEqual(a.manifest.metrics);
+    expect(b.manifest.threshold).toBe(a.manifest.threshold);
+    expect(readFileSync(path.join(b.dir, 'weights.bin')).equals(readFileSync(path.join(a.dir, 'weights.bin')))).toBe(true);
+  });
+});

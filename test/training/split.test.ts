@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { normalizedText, splitRecords } from '../../training/data/split.ts';
+import type { LabelledRecord } from '../../training/data/record.ts';
+
+function rec(id: string, source: string, label: 'spam' | 'legitimate', message: string): LabelledRecord {
+  return { id, source, label, fields: { message }, weight: 1 };
+}
+
+// 200 records with many repeats that differ only in case, spacing and punctuation.
+const records: LabelledRecord[] = [];
+for (let i = 0; i < 200; i++) {
+  const base = `message number ${i % 120}`;
+  const variant = i % 3 === 0 ? base.toUpperCase() : i % 3 === 1 ? `  ${base}!!` : base;
+  records.push(rec(`r${i}`, i % 2 ? 'sms' : 'forms', i % 120 < 40 ? 'spam' : 'legitimate', variant));
+}
+
+describe('splitRecords', () => {
+  const opts = { seed: 7, validation: 0.15, test: 0.15 };
+
+  it('never puts one normalized text on two sides', () => {
+    const s = splitRecords(records, opts);
+    const side = new Map<string, string>();
+    for (const [name, list] of Object.entries({ train: s.train, validation: s.validation, test: s.test })) {
+      for (const r of list) {
+        const key = normalizedText(r.fields);
+        expect(side.get(key) ?? name).toBe(name);
+        side.set(key, name);
+      }
+    }
+    // Each text is kept once: 120 distinct texts, the rest counted as duplicates.
+    expect(s.train.length + s.validation.length + s.test.length).toBe(120);
+    expect(s.duplicates).toBe(80);
+  });
+
+  it('is deterministic for a seed and changes with it', () => {
+    const ids = (s: ReturnType<typeof splitRecords>) => s.test.map((r) => normalizedText(r.fields)).join();
+    expect(ids(splitRecords(records, opts))).toBe(ids(splitRecords([...records].reverse(), opts)));
+    expect(ids(splitRecords(records, opts))).not.toBe(ids(splitRecords(records, { ...opts, seed: 8 })));
+  });
+
+  it('stratifies by source and label', () => {
+    const s = splitRecords(records, opts);
+    for (const src of ['sms', 'forms']) {
+      for (const label of ['spam', 'legitimate'] as const) {
+        const all = [...s.train, ...s.validation, ...s.test].filter((r) => r.source === src && r.label === label).length;
+        const test = s.test.filter((r) => r.source === src && r.label === label).length;
+        expect(Math.abs(test - all * 0.15)).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
+  it('counts texts that appear with both labels', () => {
+    const s = splitRecords([rec('a', 'x', 'spam', 'Win now'), rec('b', 'x', 'legitimate', 'win now!')], opts);
+    expect(s.conflicts).toBe(1);
+    expect(s.duplicates).toBe(1);
+  });
+});

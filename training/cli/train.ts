@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { SingleBar, Presets } from 'cli-progress';
+import { runTraining, DEFAULT_SOURCE_WEIGHTS } from '../pipeline.ts';
+
+const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
+                  [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
+Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
+manifest.json, report.md) and prints the test metrics.`;
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string', default: 'data' },
+    out: { type: 'string', default: 'models' },
+    seed: { type: 'string', default: '42' },
+    epochs: { type: 'string', default: '12' },
+    'target-fpr': { type: 'string', default: '0.01' },
+    'batch-size': { type: 'string', default: '64' },
+    'learning-rate': { type: 'string', default: '0.02' },
+    l2: { type: 'string', default: '1e-7' },
+    backend: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+function num(name: keyof typeof values, min: number, max: number, integer = false): number {
+  const v = Number(values[name]);
+  if (!Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
+    console.error(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(values[name])}`);
+    process.exit(2);
+  }
+  return v;
+}
+
+// A progress bar on a terminal, plain lines in CI logs.
+const tty = process.stdout.isTTY === true;
+const bar = tty ? new SingleBar({ format: '{phase} [{bar}] {percentage}% | {value}/{total} batches' }, Presets.shades_classic) : null;
+let barPhase = '';
+
+const result = await runTraining({
+  dataDir: path.resolve(values.data),
+  outDir: path.resolve(values.out),
+  seed: num('seed', 0, 2 ** 31, true),
+  epochs: num('epochs', 1, 1000, true),
+  targetFpr: num('target-fpr', 0, 0.5),
+  batchSize: num('batch-size', 1, 4096, true),
+  learningRate: num('learning-rate', 1e-6, 10),
+  l2: num('l2', 0, 1),
+  sourceWeights: DEFAULT_SOURCE_WEIGHTS,
+  backend: values.backend,
+  log: (line) => {
+    if (!bar) console.log(line);
+  },
+  progress: (done, total, phase) => {
+    if (!bar) return;
+    if (phase !== barPhase) {
+      if (barPhase) bar.stop();
+      barPhase = phase;
+      bar.start(total, 0, { phase });
+    }
+    bar.update(done, { phase });
+  },
+});
+bar?.stop();
+const t = result.manifest.metrics.test;
+const b = result.manifest.baseline.test;
+console.log(`\nexported ${path.relative(process.cwd(), result.dir)} in ${result.manifest.trainingSeconds} s`);
+console.log(`threshold ${result.manifest.threshold.toFixed(4)} (target FPR ${result.manifest.targetFpr}), test ECE ${t.ece.toFixed(4)}`);
+console.log('test split        F1      FPR     ROC-AUC   (baseline F1 / FPR)');
+for (const [name, m] of [['all', t.overall], ...Object.entries(t.bySource)] as const) {
+  const bm = name === 'all' ? b.overall : b.bySource[name];
+  console.log(`  ${name.padEnd(14)}  ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}    (${bm?.f1.toFixed(3)} / ${bm ? (100 * bm.fpr).toFixed(2) : '?'}%)`);
+}

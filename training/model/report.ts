@@ -1,0 +1,80 @@
+import type { BinaryMetrics, Evaluation, Manifest } from '../../service/classifier/manifest.ts';
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const num = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+
+function row(name: string, m: BinaryMetrics): string {
+  return `| ${name} | ${m.n} | ${m.spam} | ${num(m.precision)} | ${num(m.recall)} | ${num(m.f1)} | ${pct(m.fpr)} | ${num(m.rocAuc)} |`;
+}
+
+function table(e: Evaluation): string {
+  const head = '| split / source | n | spam | precision | recall | F1 | FPR | ROC-AUC |\n|---|---:|---:|---:|---:|---:|---:|---:|';
+  const rows = [row('**all**', e.overall), ...Object.entries(e.bySource).map(([s, m]) => row(s, m))];
+  return `${head}\n${rows.join('\n')}`;
+}
+
+function confusion(m: BinaryMetrics): string {
+  return `| | predicted spam | predicted legitimate |\n|---|---:|---:|\n| actual spam | ${m.tp} | ${m.fn} |\n| actual legitimate | ${m.fp} | ${m.tn} |`;
+}
+
+/** report.md: what a data scientist reads before promoting a model. */
+export function renderReport(m: Manifest): string {
+  const splits = Object.entries(m.data.splits)
+    .map(([s, c]) => `| ${s} | ${c.train} | ${c.validation} | ${c.test} |`)
+    .join('\n');
+  const better = (['f1', 'fpr'] as const).map((k) => {
+    const ours = m.metrics.test.overall[k];
+    const base = m.baseline.test.overall[k];
+    return `${k.toUpperCase()} ${k === 'fpr' ? pct(ours) : num(ours)} vs baseline ${k === 'fpr' ? pct(base) : num(base)}`;
+  });
+  return `# Model ${m.version}
+
+Created ${m.created} in ${m.trainingSeconds.toFixed(1)} s (backend ${m.parameters.backend}). Feature version \`${m.featureVersion}\`.
+Decision threshold ${m.threshold.toFixed(4)} on the calibrated spam probability, chosen on the validation split for a
+false-positive rate of at most ${pct(m.targetFpr)}. Calibration: Platt scaling (a = ${m.calibration.a.toFixed(4)}, b = ${m.calibration.b.toFixed(4)}).
+Expected calibration error on test: ${m.metrics.test.ece.toFixed(4)}.
+
+Test split, this model against the baseline: ${better.join('; ')}.
+
+## Test split
+
+${table(m.metrics.test)}
+
+Confusion matrix (test, all sources):
+
+${confusion(m.metrics.test.overall)}
+
+## Validation split
+
+${table(m.metrics.validation)}
+
+## Baseline (same split, same threshold rule)
+
+${m.baseline.description}. Threshold ${m.baseline.threshold.toFixed(4)}.
+
+${table(m.baseline.test)}
+
+Confusion matrix (baseline, test):
+
+${confusion(m.baseline.test.overall)}
+
+## Data
+
+| source | train | validation | test |
+|---|---:|---:|---:|
+${splits}
+
+${m.data.duplicatesDropped} records dropped as repeats of a normalized text already kept (${m.data.conflictingLabels} of them with the other label).
+Moderator labels: ${m.data.labels.records} (of which ${m.data.labels.contradicting} contradict the model's verdict and weigh ${m.data.labels.weights.contradicts}, confirmations weigh ${m.data.labels.weights.confirms}).
+
+Files:
+
+${m.data.files.map((f) => `- \`${f.path}\`: ${f.records} records, sha256 \`${f.sha256.slice(0, 16)}…\``).join('\n')}
+
+## Parameters
+
+\`\`\`json
+${JSON.stringify(m.parameters, null, 2)}
+\`\`\`
+`;
+}
