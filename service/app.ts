@@ -1,0 +1,80 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Classifier } from './classifier/types.ts';
+import { plainErrorBody } from './http/bodies.ts';
+import { createErrorHandler } from './http/error-handler.ts';
+import docs from './plugins/docs.ts';
+import health from './plugins/health.ts';
+import metrics from './plugins/metrics.ts';
+import { MemoryRateLimiter } from './rate-limit/memory.ts';
+import type { RateLimiter, RateRule } from './rate-limit/types.ts';
+import type { ReviewSink } from './review/job-schema.ts';
+import type { TenantsSource } from './tenants/store.ts';
+import { KeyGuard } from './verify/key-guard.ts';
+import { ModelSlot } from './verify/model-slot.ts';
+import verify from './verify/plugin.ts';
+
+export interface AppDeps {
+  readonly tenants: TenantsSource;
+  /** The loaded model, or its loading promise: the app answers 503 (verify, /readyz) until it resolves. */
+  readonly classifier: Classifier | Promise<Classifier>;
+  /** Default: in-memory (one process). With REDIS_URL the server passes a RedisRateLimiter. */
+  readonly rateLimiter?: RateLimiter;
+  /** Only for /readyz; the caller owns and closes it. */
+  readonly redis?: Redis;
+  readonly logger?: Logger | boolean;
+  readonly bodyLimit?: number;
+  readonly trustProxy?: boolean;
+  /** Failed API-key checks allowed per client IP and window. */
+  readonly keyFailureRule?: RateRule;
+  readonly maxEventLoopDelayMs?: number;
+  readonly metricsRegistry?: Registry;
+  readonly collectDefaultMetrics?: boolean;
+  readonly reviewSink?: ReviewSink;
+  /** Moderator console, mounted under /review when given. */
+  readonly reviewRoutes?: FastifyPluginAsync;
+}
+
+export const DEFAULT_KEY_FAILURE_RULE: RateRule = Object.freeze({ max: 20, windowMs: 60_000, algorithm: 'fixed' });
+
+/** Builds the whole service; never listens (server.ts does), so tests drive it with app.inject. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const bodyLimit = deps.bodyLimit ?? 64 * 1024;
+  const app = Fastify({
+    bodyLimit,
+    trustProxy: deps.trustProxy ?? false,
+    ...(typeof deps.logger === 'object' ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: deps.logger ?? false }),
+    // One line per verify request is written by the verify plugin instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Strict types: "apiKey": 123 is a 400, not the key "123".
+    ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+  });
+
+  const model = new ModelSlot(deps.classifier);
+  const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
+  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE);
+  if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
+
+  // JSON only: the spec's one content type; anything else is a 415, not a 400.
+  app.removeContentTypeParser(['text/plain']);
+  app.decorateRequest('audit', null);
+  app.setErrorHandler(createErrorHandler(bodyLimit));
+  app.setNotFoundHandler((request, reply) => reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)));
+
+  await app.register(metrics, { registry: deps.metricsRegistry, collectDefault: deps.collectDefaultMetrics ?? false });
+  await app.register(docs);
+  await app.register(health, { model, redis: deps.redis });
+  await app.register(verify, {
+    deps: { tenants: deps.tenants, limiter: rateLimiter, keyGuard, model, reviewSink: deps.reviewSink, log: app.log },
+    maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
+  });
+  if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: '/review' });
+
+  model.loaded.then(
+    (c) => app.metrics.model.set({ version: c.modelVersion, feature_version: c.featureVersion }, 1),
+    (err: unknown) => app.log.error({ err }, 'model failed to load'),
+  );
+  return app;
+}

@@ -1,0 +1,60 @@
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OutcomeLabel } from '../verify/outcome.ts';
+
+export interface VerifyMetrics {
+  readonly registry: Registry;
+  readonly requests: Counter<'outcome'>;
+  readonly latency: Histogram<'outcome'>;
+  readonly verdicts: Counter<'status'>;
+  readonly model: Gauge<'version' | 'feature_version'>;
+  observe(outcome: OutcomeLabel, seconds: number): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: VerifyMetrics;
+  }
+}
+
+export interface MetricsOptions {
+  /** Shared with other parts of the process (the review queue registers its counters here). */
+  readonly registry?: Registry;
+  /** Process metrics (CPU, heap, event loop); off in tests, where many apps share a process. */
+  readonly collectDefault?: boolean;
+}
+
+export default fp<MetricsOptions>(
+  async (app, opts) => {
+    const registry = opts.registry ?? new Registry();
+    if (opts.collectDefault === true) collectDefaultMetrics({ register: registry, prefix: 'formguard_' });
+    const requests = new Counter({ name: 'formguard_verify_requests_total', help: 'Verify requests by outcome', labelNames: ['outcome'], registers: [registry] });
+    const latency = new Histogram({
+      name: 'formguard_verify_duration_seconds',
+      help: 'Verify answer time inside the service, by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    });
+    const verdicts = new Counter({ name: 'formguard_verdicts_total', help: 'Verdicts by status', labelNames: ['status'], registers: [registry] });
+    const model = new Gauge({ name: 'formguard_model_info', help: 'Loaded model (value 1; labels say which)', labelNames: ['version', 'feature_version'], registers: [registry] });
+
+    app.decorate('metrics', {
+      registry,
+      requests,
+      latency,
+      verdicts,
+      model,
+      observe(outcome: OutcomeLabel, seconds: number) {
+        requests.inc({ outcome });
+        latency.observe({ outcome }, seconds);
+      },
+    });
+
+    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+      reply.type(registry.contentType);
+      return registry.metrics();
+    });
+  },
+  { name: 'formguard-metrics', fastify: '5.x' },
+);

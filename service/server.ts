@@ -1,0 +1,96 @@
+import path from 'node:path';
+import closeWithGrace from 'close-with-grace';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { buildApp } from './app.ts';
+import { loadClassifier } from './classifier/load.ts';
+import { ConfigError, parseEnv, type Env } from './config/env.ts';
+import { createLogger } from './config/logger.ts';
+import { createRedis } from './config/redis.ts';
+import { chooseTenantsFile } from './config/tenants-file.ts';
+import { MemoryRateLimiter } from './rate-limit/memory.ts';
+import { RedisRateLimiter } from './rate-limit/redis.ts';
+import { startReview } from './review/setup.ts';
+import { TenantsError } from './tenants/compile.ts';
+import { TenantsStore } from './tenants/store.ts';
+
+/** The only place that reads the environment and listens. */
+async function main(env: Env): Promise<void> {
+  const destination = pino.destination({ sync: false });
+  const log = createLogger(env.LOG_LEVEL, destination);
+
+  const choice = chooseTenantsFile(env);
+  if (choice.example) log.warn({ tenantsFile: choice.file }, 'TENANTS_FILE is not set: using the example tenants file with its public demo key');
+  const tenants = await TenantsStore.open(choice.file, log);
+  tenants.watch();
+
+  const redis = env.REDIS_URL === undefined ? undefined : createRedis(env.REDIS_URL, log);
+  let lastLimiterWarn = 0;
+  const rateLimiter =
+    redis === undefined
+      ? new MemoryRateLimiter()
+      : new RedisRateLimiter(redis, {
+          prefix: env.RATE_LIMIT_PREFIX,
+          fallback: new MemoryRateLimiter(),
+          onError: (err) => {
+            if (Date.now() - lastLimiterWarn < 10_000) return;
+            lastLimiterWarn = Date.now();
+            log.warn({ err }, 'redis rate limit failed; counting in this instance until Redis is back');
+          },
+        });
+  if (redis === undefined) log.info('REDIS_URL is not set: rate limits are counted per process');
+
+  const metricsRegistry = new Registry();
+  // Undefined without REDIS_URL (it logs that review is off).
+  const review = startReview({ env, log, moderators: tenants, registry: metricsRegistry });
+  const classifier = loadClassifier({ modelsDir: path.resolve(env.MODELS_DIR), ...(env.MODEL_VERSION === undefined ? {} : { version: env.MODEL_VERSION }) });
+
+  const app = await buildApp({
+    tenants,
+    classifier,
+    rateLimiter,
+    ...(redis === undefined ? {} : { redis }),
+    logger: log,
+    bodyLimit: env.BODY_LIMIT,
+    trustProxy: env.TRUST_PROXY,
+    keyFailureRule: { max: env.KEY_FAILURE_MAX, windowMs: env.KEY_FAILURE_WINDOW_SECONDS * 1000, algorithm: 'fixed' },
+    maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
+    metricsRegistry,
+    collectDefaultMetrics: true,
+    ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes }),
+  });
+
+  closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
+    if (err !== undefined) log.fatal({ err }, 'shutting down after an unexpected error');
+    else log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    await review?.close();
+    await rateLimiter.close();
+    tenants.close();
+    if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());
+    log.info('stopped');
+    destination.flushSync();
+  });
+
+  await app.listen({ port: env.PORT, host: env.HOST });
+  classifier.then(
+    (c) => log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready'),
+    (err: unknown) => {
+      log.fatal({ err }, 'model failed to load; stopping');
+      destination.flushSync();
+      process.stderr.write(`formguard: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+try {
+  await main(parseEnv());
+} catch (err) {
+  // Start-up errors (bad variable, bad tenants file) are for a person reading the terminal.
+  if (err instanceof ConfigError || err instanceof TenantsError) {
+    process.stderr.write(`formguard: ${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { addAccount, addForm, addModerator, EditError, issueKey, revokeKey } from './edit.ts';
+import { parseTenants } from './load.ts';
+import type { TenantsFile } from './schema.ts';
+
+const USAGE = `Usage: npm run tenants -- <command> [options]   (file: --file <path> or TENANTS_FILE)
+
+  list                                        accounts, their key ids, forms and referrers
+  add-account <accountId> [--max N --window SECONDS --algorithm fixed|sliding]
+  add-form <accountId> <formId> --referrer <entry> [--referrer <entry> ...]
+  issue-key <accountId> [--id <keyId>]        prints the new key once; only its SHA-256 is stored
+  revoke-key <accountId> <keyId>
+  add-moderator <accountId> <moderatorId>     prints a review-console token once
+
+Referrer entries: "example.com" (any port), "localhost:8080" (that port), "*.example.org" (subdomains), "*" (anything).
+A running service picks up the change by itself.`;
+
+async function readTenants(file: string, create: boolean): Promise<TenantsFile> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && create) return { accounts: [] };
+    throw err;
+  }
+  return parseTenants(text, file).file;
+}
+
+/** Checks the result as the service would, then replaces the file atomically (the service never reads half a file). */
+async function writeTenants(file: string, data: TenantsFile): Promise<void> {
+  const text = `${JSON.stringify(data, null, 2)}\n`;
+  parseTenants(text, file);
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  await writeFile(tmp, text, { mode: 0o600 });
+  await rename(tmp, file);
+}
+
+function list(data: TenantsFile): string {
+  const lines: string[] = [];
+  for (const a of data.accounts) {
+    const rl = a.rateLimit === undefined ? 'default rate limit' : `${a.rateLimit.max}/${a.rateLimit.windowSeconds}s ${a.rateLimit.algorithm ?? 'sliding'}`;
+    lines.push(`${a.id}  (${rl})`);
+    lines.push(`  keys: ${a.apiKeys.map((k) => k.id).join(', ') || '(none)'}`);
+    if (a.moderators !== undefined) lines.push(`  moderators: ${a.moderators.map((m) => m.id).join(', ') || '(none)'}`);
+    for (const f of a.forms) lines.push(`  form ${f.id}: ${f.allowedReferrers.join(', ') || '(no referrer allowed)'}`);
+  }
+  return lines.length > 0 ? lines.join('\n') : '(no accounts)';
+}
+
+function need(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new EditError(`missing ${what}\n\n${USAGE}`);
+  return value;
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      file: { type: 'string' },
+      max: { type: 'string' },
+      window: { type: 'string' },
+      algorithm: { type: 'string' },
+      referrer: { type: 'string', multiple: true },
+      id: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...args] = positionals;
+  if (values.help === true || command === undefined) {
+    console.log(USAGE);
+    return;
+  }
+  const file = path.resolve(need(values.file ?? process.env.TENANTS_FILE, 'the tenants file: --file <path> or TENANTS_FILE'));
+  const data = await readTenants(file, command === 'add-account');
+
+  switch (command) {
+    case 'list':
+      console.log(list(data));
+      return;
+    case 'add-account': {
+      const accountId = need(args[0], '<accountId>');
+      const rateLimit =
+        values.max === undefined && values.window === undefined && values.algorithm === undefined
+          ? undefined
+          : { max: Number(values.max ?? 600), windowSeconds: Number(values.window ?? 60), ...(values.algorithm === undefined ? {} : { algorithm: values.algorithm as 'fixed' | 'sliding' }) };
+      await writeTenants(file, addAccount(data, accountId, rateLimit));
+      console.log(`added account ${accountId}`);
+      return;
+    }
+    case 'add-form': {
+      const referrers = values.referrer ?? [];
+      await writeTenants(file, addForm(data, need(args[0], '<accountId>'), need(args[1], '<formId>'), referrers));
+      console.log(`added form ${args[1]}${referrers.length === 0 ? ' (no referrer allowed yet: every request will be blocked)' : ''}`);
+      return;
+    }
+    case 'issue-key': {
+      const issued = issueKey(data, need(args[0], '<accountId>'), values.id);
+      await writeTenants(file, issued.file);
+      console.log(`key id: ${issued.keyId}\nkey:    ${issued.key}\n\nStore it now: it is shown only this once (the file keeps its SHA-256 only).`);
+      return;
+    }
+    case 'revoke-key':
+      await writeTenants(file, revokeKey(data, need(args[0], '<accountId>'), need(args[1], '<keyId>')));
+      console.log(`revoked key ${args[1]} of ${args[0]}`);
+      return;
+    case 'add-moderator': {
+      const added = addModerator(data, need(args[0], '<accountId>'), need(args[1], '<moderatorId>'));
+      await writeTenants(file, added.file);
+      console.log(`moderator token: ${added.token}\n\nStore it now: it is shown only this once.`);
+      return;
+    }
+    default:
+      throw new EditError(`unknown command "${command}"\n\n${USAGE}`);
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(`tenants: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

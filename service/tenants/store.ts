@@ -1,0 +1,80 @@
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Tenants } from './compile.ts';
+import { loadTenantsFile } from './load.ts';
+
+/** What the app reads tenants through: always the last good configuration. */
+export interface TenantsSource {
+  readonly current: Tenants;
+}
+
+export type ReloadResult = { readonly kind: 'reloaded' } | { readonly kind: 'unchanged' } | { readonly kind: 'rejected'; readonly reason: string };
+
+/** Holds the tenants file's last good state and follows edits to it. */
+export class TenantsStore implements TenantsSource {
+  #current: Tenants;
+  #text: string;
+  #watcher: FSWatcher | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #listeners = new Set<(t: Tenants) => void>();
+
+  private constructor(
+    readonly file: string,
+    loaded: { tenants: Tenants; text: string },
+    private readonly log: Logger,
+  ) {
+    this.#current = loaded.tenants;
+    this.#text = loaded.text;
+  }
+
+  /** Loads the file; an invalid file throws a TenantsError naming the place, which stops start-up. */
+  static async open(file: string, log: Logger): Promise<TenantsStore> {
+    return new TenantsStore(file, await loadTenantsFile(file), log);
+  }
+
+  get current(): Tenants {
+    return this.#current;
+  }
+
+  onChange(listener: (t: Tenants) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async reload(): Promise<ReloadResult> {
+    let loaded: { tenants: Tenants; text: string };
+    try {
+      loaded = await loadTenantsFile(this.file);
+    } catch (err) {
+      const reason = (err as Error).message;
+      this.log.error({ tenantsFile: this.file, reason }, 'tenants file edit rejected; keeping the last good configuration');
+      return { kind: 'rejected', reason };
+    }
+    if (loaded.text === this.#text) return { kind: 'unchanged' };
+    this.#current = loaded.tenants;
+    this.#text = loaded.text;
+    const t = loaded.tenants;
+    this.log.info({ tenantsFile: this.file, accounts: t.accounts.size, forms: t.forms.size, keys: t.keys.size }, 'tenants file reloaded');
+    for (const listener of this.#listeners) listener(t);
+    return { kind: 'reloaded' };
+  }
+
+  /** Watches the directory, not the file: editors and the CLI replace the file by renaming over it. */
+  watch(debounceMs = 150): void {
+    if (this.#watcher !== undefined) return;
+    const name = path.basename(this.file);
+    this.#watcher = watch(path.dirname(this.file), { persistent: false }, (_event, changed) => {
+      if (changed !== null && changed !== name) return;
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => void this.reload(), debounceMs);
+    });
+    this.#watcher.on('error', (err) => this.log.warn({ err, tenantsFile: this.file }, 'tenants file watcher failed; edits need a restart'));
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#watcher?.close();
+    this.#watcher = undefined;
+  }
+}

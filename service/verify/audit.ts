@@ -1,0 +1,18 @@
+import type { OutcomeLabel } from './outcome.ts';
+
+/** What the one log line per verify request says; filled as the checks go. Never the key, never the fields. */
+export interface Audit {
+  outcome: OutcomeLabel;
+  submissionId?: string;
+  accountId?: string;
+  formId?: string;
+  confidence?: number;
+  modelVersion?: string;
+  processingTime?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    audit: Audit | null;
+  }
+}

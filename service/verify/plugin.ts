@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import underPressure from '@fastify/under-pressure';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import cors from '../http/cors.ts';
+import { internalErrorBody } from '../http/bodies.ts';
+import { answer } from './answer.ts';
+import { runChecks, type VerifyDeps } from './checks.ts';
+import { verifyRouteSchema } from './json-schema.ts';
+import type { VerifyRequest } from './schema.ts';
+import './audit.ts';
+
+export interface VerifyPluginOptions {
+  readonly deps: VerifyDeps;
+  /** 503 when the event loop lags more than this (ms); 0 turns the check off. */
+  readonly maxEventLoopDelayMs: number;
+}
+
+export const VERIFY_PATH = '/v1/verify';
+
+/** POST /v1/verify with its CORS, overload guard, metrics and log line, encapsulated to this route. */
+const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) => {
+  await app.register(cors, { path: VERIFY_PATH });
+  if (opts.maxEventLoopDelayMs > 0) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: opts.maxEventLoopDelayMs,
+      // Returning a body makes under-pressure send it; returning nothing lets the request through.
+      pressureHandler: ((request: FastifyRequest, reply: FastifyReply) => {
+        if (request.method === 'OPTIONS') return undefined;
+        const submissionId = randomUUID();
+        request.audit = { outcome: 'overloaded', submissionId };
+        reply.code(503).header('retry-after', '5');
+        return internalErrorBody(submissionId, reply.elapsedTime, 'Service unavailable');
+      }) as unknown as () => void,
+    });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    const audit = request.audit;
+    if (audit === null) return;
+    app.metrics.observe(audit.outcome, reply.elapsedTime / 1000);
+    if (audit.outcome === 'spam' || audit.outcome === 'legitimate') app.metrics.verdicts.inc({ status: audit.outcome });
+    request.log.info({ ...audit, statusCode: reply.statusCode }, 'verify');
+  });
+
+  app.post<{ Body: VerifyRequest }>(VERIFY_PATH, { schema: verifyRouteSchema }, async (request, reply) => {
+    const audit = (request.audit = { outcome: 'error', formId: request.body.formId });
+    const outcome = await runChecks(opts.deps, request.body, request, audit);
+    return answer(reply, outcome, audit, request.body.formId);
+  });
+};
+
+export default verifyPlugin;

@@ -1,0 +1,69 @@
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import type { Classifier } from '../../../service/classifier/types.ts';
+import { stubClassifier, testApp } from '../helpers.ts';
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+describe('/healthz and /readyz', () => {
+  it('healthz is 200 while up; readyz is 503 until the model is loaded, then 200', async () => {
+    let resolve!: (c: Classifier) => void;
+    app = await testApp({ classifier: new Promise<Classifier>((r) => (resolve = r)) });
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    const before = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(before.statusCode).toBe(503);
+    expect(before.json().problems).toContain('model is loading');
+    resolve(stubClassifier());
+    await new Promise((r) => setImmediate(r));
+    const after = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(after.statusCode).toBe(200);
+    expect(after.json()).toEqual({ status: 'ready', modelVersion: 'stub-1' });
+  });
+
+  it('readyz is 503 when the model failed to load', async () => {
+    const failing = Promise.reject(new Error('no model'));
+    app = await testApp({ classifier: failing });
+    await failing.catch(() => {});
+    await new Promise((r) => setImmediate(r));
+    const res = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().problems).toContain('model failed to load');
+  });
+
+  it('readyz includes a Redis ping when Redis is configured', async () => {
+    const live = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    app = await testApp({ redis: live });
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    await app.close();
+    live.disconnect();
+
+    const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    app = await testApp({ redis: dead });
+    const res = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().problems).toContain('redis does not answer');
+    dead.disconnect();
+  });
+});
+
+describe('/docs', () => {
+  it('serves an OpenAPI description of /v1/verify generated from the zod schemas', async () => {
+    app = await testApp();
+    const res = await app.inject({ method: 'GET', url: '/docs/json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    const post = doc.paths['/v1/verify'].post;
+    const body = post.requestBody.content['application/json'].schema;
+    expect(JSON.stringify(body)).toContain('"apiKey"');
+    expect(body.anyOf.map((s: { required: string[] }) => s.required.sort())).toEqual([['apiKey', 'formId', 'payload'], ['apiKey', 'fieldData', 'formId']]);
+    for (const code of ['200', '400', '401', '403', '404', '413', '415', '429', '500', '503']) expect(post.responses[code]).toBeDefined();
+    const html = await app.inject({ method: 'GET', url: '/docs/' });
+    expect(html.statusCode).toBe(200);
+    expect(html.headers['content-type']).toMatch(/text\/html/);
+  });
+});

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../service/config/env.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'formguard-server-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<{ code: number | null; stderr: string; stdout: string }> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/server.ts')], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr, stdout })));
+  return { child, exited };
+}
+
+async function waitReady(port: number, exited: Promise<unknown>): Promise<void> {
+  let done = false;
+  void exited.then(() => (done = true));
+  for (let i = 0; i < 300 && !done; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not become ready');
+}
+
+describe('npm start (service/server.ts)', () => {
+  it('refuses to start in production without TENANTS_FILE, naming the variable', async () => {
+    const { exited } = start({ NODE_ENV: 'production', PORT: String(await freePort()) });
+    const { code, stderr } = await exited;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/TENANTS_FILE: required when NODE_ENV=production/);
+  });
+
+  it('stops on a bad variable, naming it', async () => {
+    const { exited } = start({ PORT: 'not-a-port' });
+    const { code, stderr } = await exited;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/PORT/);
+  });
+
+  it('stops on a bad tenants file, naming the place', async () => {
+    const file = path.join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify({ accounts: [{ id: 'a', apiKeys: [{ id: 'k', sha256: 'xyz' }], forms: [] }] }));
+    const { exited } = start({ TENANTS_FILE: file, PORT: String(await freePort()) });
+    const { code, stderr } = await exited;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/accounts\[0\]\.apiKeys\[0\]\.sha256/);
+  });
+
+  it('serves the README example with the demo tenants and the real model, then exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const { child, exited } = start({ PORT: String(port) });
+    await waitReady(port, exited);
+    const res = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' },
+      body: JSON.stringify({ apiKey: 'demo-key-change-me', formId: 'contact', payload: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada' } }),
+    });
+    expect(res.status).toBe(200);
+    const json = (await res.json()) as Record<string, unknown>;
+    expect(json.status).toBe('legitimate');
+    child.kill('SIGTERM');
+    const { code, stdout } = await exited;
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/TENANTS_FILE is not set/);
+    expect(stdout).toMatch(/"msg":"stopped"/);
+    expect(stdout).not.toContain('demo-key-change-me');
+  });
+});

@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { loadClassifier } from '../../../service/classifier/load.ts';
+import type { Classifier } from '../../../service/classifier/types.ts';
+import { repoRoot } from '../../../service/config/env.ts';
+import { KEY, ORIGIN, UUID_V4, testApp } from '../helpers.ts';
+
+// Verdicts come from the trained model in models/, loaded the way server.ts loads it.
+let classifier: Classifier;
+let app: FastifyInstance;
+beforeAll(async () => {
+  classifier = await loadClassifier({ modelsDir: path.join(repoRoot, 'models') });
+  app = await testApp({ classifier });
+});
+afterAll(() => app.close());
+
+const LEGIT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada' };
+const SPAM = {
+  name: 'SEO Expert',
+  email: 'seo.ranking.boost@gmail.com',
+  message: 'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking, 100% money back. Visit http://cheap-seo-backlinks.example/buy-now http://rank-fast.example CLICK HERE NOW!!!',
+};
+
+function verify(body: Record<string, unknown>) {
+  return app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: { apiKey: KEY, formId: 'contact', ...body } });
+}
+
+describe('verdicts from the real model', () => {
+  it('answers a plain enquiry as legitimate, with the spec body', async () => {
+    const res = await verify({ payload: LEGIT });
+    expect(res.statusCode).toBe(200);
+    const json = res.json();
+    expect(Object.keys(json).sort()).toEqual(['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId']);
+    expect(json.status).toBe('legitimate');
+    expect(json.submissionId).toMatch(UUID_V4);
+    expect(json.modelVersion).toBe(classifier.modelVersion);
+    expect(json.reasoning.length).toBeGreaterThan(10);
+    expect(json.processingTime).toBeGreaterThanOrEqual(0);
+  });
+
+  it('answers an SEO pitch full of links as spam', async () => {
+    const json = (await verify({ payload: SPAM })).json();
+    expect(json.status).toBe('spam');
+  });
+
+  it('returns the model\'s own confidence and reasoning for the verdict', async () => {
+    const json = (await verify({ payload: SPAM })).json();
+    const direct = classifier.classify(SPAM);
+    expect(json.confidence).toBe(direct.confidence);
+    expect(json.reasoning).toBe(direct.reasoning);
+    expect(json.confidence).toBeGreaterThanOrEqual(0);
+    expect(json.confidence).toBeLessThanOrEqual(1);
+  });
+
+  it('classifies fieldData too: spam sent as fieldData beside a harmless payload is caught', async () => {
+    const alone = (await verify({ payload: { subject: 'Hi' } })).json();
+    const both = (await verify({ payload: { subject: 'Hi' }, fieldData: SPAM })).json();
+    expect(both.status).toBe('spam');
+    expect(both.confidence).not.toBe(alone.confidence);
+  });
+
+  it('classifies nested dynamic-form values', async () => {
+    const json = (await verify({ fieldData: { step1: { contact: { email: SPAM.email } }, answers: [{ text: SPAM.message }] } })).json();
+    expect(json.status).toBe('spam');
+  });
+});
