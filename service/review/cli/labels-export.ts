@@ -1,0 +1,19 @@
+// npm run labels:export [-- --dir data/labels]: writes labels not yet exported to <dir>/<YYYY-MM-DD>.jsonl.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from '../../config/env.ts';
+import { exportLabels } from '../export-labels.ts';
+import { openStore } from './shared.ts';
+
+const { values } = parseArgs({ options: { dir: { type: 'string', default: path.join(repoRoot, 'data', 'labels') } } });
+const { store, redis } = openStore();
+try {
+  const dir = path.resolve(values.dir);
+  const result = await exportLabels(store, dir);
+  console.log(result.written === 0 ? `No new labels (${dir}).` : `Exported ${result.written} label(s) to ${result.files.map((f) => path.join(dir, f)).join(', ')}`);
+} catch (err) {
+  console.error(`labels:export failed: ${(err as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  redis.disconnect();
+}

@@ -1,0 +1,119 @@
+// npm run review -- list|show|label: the review queue from a terminal (talks to Redis via REDIS_URL).
+import { parseArgs } from 'node:util';
+import { userInfo } from 'node:os';
+import { labelSchema } from '../records.ts';
+import type { ReviewJob } from '../job-schema.ts';
+import { openStore } from './shared.ts';
+
+const USAGE = `Usage:
+  npm run review -- list  --account <id> [--form <id>] [--status spam|legitimate] [--limit 20] [--offset 0] [--json]
+  npm run review -- show  --account <id> <submissionId> [--json]
+  npm run review -- label --account <id> <submissionId> spam|legitimate [--moderator <id>]
+  npm run review -- undo  --account <id> [--moderator <id>]`;
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    account: { type: 'string', short: 'a' },
+    form: { type: 'string' },
+    status: { type: 'string' },
+    limit: { type: 'string', default: '20' },
+    offset: { type: 'string', default: '0' },
+    moderator: { type: 'string', default: `cli:${safeUser()}` },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+/** Terminal-safe text: attacker-written fields must not drive the terminal (no escape sequences). */
+function clean(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+}
+
+function oneLine(job: ReviewJob): string {
+  const first = Object.values(job.fields).find((v) => typeof v === 'string' && v.trim() !== '');
+  const preview = clean(String(first ?? '')).replace(/\s+/g, ' ').slice(0, 60);
+  const pct = `${Math.round(job.verdict.confidence * 100)}%`.padStart(4);
+  return `${job.submissionId}  ${job.receivedAt}  ${job.verdict.status.padEnd(10)} ${pct}  ${clean(job.formId).padEnd(14)} ${preview}`;
+}
+
+const [command, ...args] = positionals;
+if (values.help || command === undefined) {
+  console.log(USAGE);
+  process.exit(command === undefined && !values.help ? 2 : 0);
+}
+const account = values.account ?? fail('--account is required: moderators see one account at a time.');
+const { store, redis } = openStore();
+
+try {
+  switch (command) {
+    case 'list': {
+      const status = values.status === undefined ? undefined : labelSchema.safeParse(values.status).data ?? fail('--status is spam or legitimate');
+      const filter = { formId: values.form, status };
+      const items = await store.listPending(account, filter, Number(values.offset), Number(values.limit));
+      const counts = await store.counts(account, filter);
+      if (values.json) console.log(JSON.stringify({ items, counts }, null, 2));
+      else {
+        console.log(`${counts.pending} pending, ${counts.labelled} labelled (account ${account}), oldest first:`);
+        for (const item of items) console.log(oneLine(item));
+      }
+      break;
+    }
+    case 'show': {
+      const id = args[0] ?? fail('show needs a submissionId');
+      const entry = await store.get(account, id);
+      if (entry === undefined) fail(`No submission ${id} in review for account ${account}.`);
+      if (values.json) console.log(JSON.stringify(entry, null, 2));
+      else {
+        const { item, label } = entry;
+        console.log(`submission ${item.submissionId}\nform       ${clean(item.formId)}\nreceived   ${item.receivedAt}\norigin     ${clean(item.origin ?? '(none)')}`);
+        console.log(`verdict    ${item.verdict.status} (${Math.round(item.verdict.confidence * 100)}%), model ${clean(item.verdict.modelVersion)}`);
+        console.log(`reasoning  ${clean(item.verdict.reasoning)}`);
+        if (!entry.queued) {
+          console.log('label      not queued for review (a confident verdict, not sampled): only the verdict is kept');
+          break;
+        }
+        console.log(`label      ${label === undefined ? 'pending' : `${label.label} by ${label.moderatorId} at ${label.labelledAt}`}`);
+        console.log(`fields${item.truncated ? ' (some cut to the size limit)' : ''}:`);
+        for (const [name, value] of Object.entries(item.fields)) {
+          console.log(`  ${clean(name)}: ${clean(typeof value === 'string' ? value : JSON.stringify(value))}`);
+        }
+      }
+      break;
+    }
+    case 'label': {
+      const id = args[0] ?? fail('label needs a submissionId');
+      const label = labelSchema.safeParse(args[1]).data ?? fail('label needs spam or legitimate');
+      const record = await store.label(account, id, label, values.moderator);
+      if (record === undefined) fail(`No submission ${id} in review for account ${account}.`);
+      console.log(`Labelled ${id} ${label} (model said ${record.modelStatus}) as ${values.moderator}.`);
+      break;
+    }
+    case 'undo': {
+      const r = await store.undo(account, values.moderator);
+      console.log(r.kind === 'undone' ? `Undid the label of ${r.submissionId}; it is pending again.` : 'Nothing to undo.');
+      break;
+    }
+    default:
+      fail(`Unknown command ${command}`);
+  }
+} catch (err) {
+  console.error(`review: ${(err as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  redis.disconnect();
+}

@@ -1,0 +1,46 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+
+/**
+ * The command connection for the producer, the store and console sessions: it fails fast
+ * (no offline queue, one retry) so a Redis outage never holds up a caller; the sink spools instead.
+ */
+export function commandConnection(url: string, log: Logger, name = 'formguard-review'): Redis {
+  const redis = new Redis(url, {
+    connectionName: name,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    commandTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  logConnectionState(redis, log, name);
+  return redis;
+}
+
+/** The ingest worker's connection: BullMQ workers need maxRetriesPerRequest null (blocking commands). */
+export function workerConnection(url: string, log: Logger, name = 'formguard-review-worker'): Redis {
+  const redis = new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: null,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  logConnectionState(redis, log, name);
+  return redis;
+}
+
+/** Logs a lost and a regained connection once each, not every reconnect attempt. */
+function logConnectionState(redis: Redis, log: Logger, name: string): void {
+  let down = false;
+  redis.on('error', (err: Error) => {
+    if (down) return;
+    down = true;
+    log.warn({ connection: name, err: err.message }, 'review: Redis unreachable; flagged submissions go to the local spool');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    log.info({ connection: name }, 'review: Redis reachable again');
+  });
+}

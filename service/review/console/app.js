@@ -1,0 +1,269 @@
+// Moderator console. Everything a submission holds is attacker-written: it is only ever put in the page
+// through textContent / createElement, never as HTML, and the CSP allows no inline script at all.
+'use strict';
+
+const API = '/review/api';
+const state = { items: [], index: 0, current: undefined, filter: { form: '', status: '' }, busy: false };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === 'className') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const child of children) if (child !== undefined && child !== null) node.append(child);
+  return node;
+}
+
+async function call(method, path, body) {
+  const init = { method, credentials: 'same-origin', headers: {} };
+  if (method !== 'GET') {
+    init.headers['content-type'] = 'application/json';
+    init.headers['x-formguard-review'] = '1';
+    init.body = JSON.stringify(body ?? {});
+  }
+  const res = await fetch(API + path, init);
+  let data = {};
+  try { data = await res.json(); } catch { /* empty body */ }
+  if (res.status === 401 && path !== '/session') { showSignIn(); }
+  if (!res.ok) throw Object.assign(new Error(data.error || 'Request failed'), { status: res.status });
+  return data;
+}
+
+let toastTimer;
+function toast(message) {
+  const t = $('toast');
+  t.textContent = message;
+  t.classList.add('show');
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => t.classList.remove('show'), 2500);
+}
+
+function showSignIn() {
+  $('console').hidden = true;
+  $('sign-out').hidden = true;
+  $('who').textContent = '';
+  $('counts').textContent = '';
+  $('sign-in').hidden = false;
+  $('token').focus();
+}
+
+function showCounts(counts) {
+  $('counts').textContent = `${counts.pending} pending · ${counts.labelled} labelled`;
+}
+
+async function start() {
+  let me;
+  try { me = await call('GET', '/me'); } catch { showSignIn(); return; }
+  $('sign-in').hidden = true;
+  $('console').hidden = false;
+  $('sign-out').hidden = false;
+  $('who').textContent = `${me.moderatorId} · ${me.accountId}`;
+  const select = $('filter-form');
+  while (select.options.length > 1) select.remove(1);
+  for (const form of me.forms) select.append(el('option', { value: form, text: form }));
+  select.value = state.filter.form;
+  showCounts(me.counts);
+  await load();
+}
+
+async function load(keepIndex = false) {
+  const q = new URLSearchParams({ limit: '100' });
+  if (state.filter.form) q.set('form', state.filter.form);
+  if (state.filter.status) q.set('status', state.filter.status);
+  const data = await call('GET', `/items?${q}`);
+  state.items = data.items;
+  if (!keepIndex) state.index = 0;
+  state.index = Math.max(0, Math.min(state.index, state.items.length - 1));
+  renderList();
+  select(state.index);
+}
+
+function preview(fields) {
+  for (const v of Object.values(fields)) {
+    const s = typeof v === 'string' ? v : JSON.stringify(v);
+    if (s && s.trim()) return s.trim().slice(0, 140);
+  }
+  return '(no fields)';
+}
+
+function when(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}
+
+function badge(status) {
+  return el('span', { className: `badge ${status === 'spam' ? 'spam' : 'legitimate'}`, text: status });
+}
+
+function renderList() {
+  const list = $('list');
+  list.replaceChildren();
+  if (state.items.length === 0) {
+    list.append(el('li', { className: 'empty', text: 'Nothing pending. Well done.' }));
+    return;
+  }
+  state.items.forEach((item, i) => {
+    const li = el('li', { 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false' },
+      el('span', { className: 'meta' }, badge(item.verdict.status),
+        el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
+        el('span', { text: item.formId }),
+        el('span', { text: when(item.receivedAt) })),
+      el('span', { className: 'preview', text: preview(item.fields) }));
+    li.addEventListener('click', () => select(i));
+    list.append(li);
+  });
+}
+
+function select(i) {
+  if (state.items.length === 0) { state.current = undefined; renderDetail(undefined); return; }
+  state.index = Math.max(0, Math.min(i, state.items.length - 1));
+  const nodes = $('list').children;
+  for (let n = 0; n < nodes.length; n++) nodes[n].setAttribute('aria-selected', n === state.index ? 'true' : 'false');
+  nodes[state.index]?.scrollIntoView({ block: 'nearest' });
+  state.current = state.items[state.index];
+  renderDetail({ item: state.current, label: undefined });
+}
+
+function renderDetail(entry) {
+  const detail = $('detail');
+  detail.replaceChildren();
+  if (entry === undefined) {
+    detail.append(el('p', { className: 'note', text: 'Select an item, or look one up by its submissionId.' }));
+    return;
+  }
+  const { item, label, queued } = entry;
+  const v = item.verdict;
+  detail.append(
+    el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { text: `${Math.round(v.confidence * 100)}% confident` })),
+    el('p', { className: 'reasoning', text: v.reasoning }),
+  );
+  const facts = el('dl', { className: 'facts' });
+  const fact = (k, val) => facts.append(el('dt', { text: k }), el('dd', { text: val }));
+  fact('Submission', item.submissionId);
+  fact('Form', item.formId);
+  fact('Received', when(item.receivedAt));
+  fact('Origin', item.origin ?? '(none)');
+  fact('Model', v.modelVersion);
+  if (label) fact('Labelled', `${label.label} by ${label.moderatorId}, ${when(label.labelledAt)}`);
+  detail.append(facts);
+  if (queued === false) {
+    detail.append(el('p', { className: 'note', text: 'Not queued for review (a confident verdict that was not sampled): only the verdict is kept, not the fields.' }));
+    return;
+  }
+  const fields = el('dl', { className: 'fields' });
+  for (const [name, value] of Object.entries(item.fields)) {
+    fields.append(el('dt', { text: name }), el('dd', { text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }));
+  }
+  detail.append(fields);
+  if (item.truncated) detail.append(el('p', { className: 'note', text: 'Some fields were cut to the size limit.' }));
+}
+
+async function mark(label) {
+  const item = state.current;
+  if (!item || state.busy) return;
+  state.busy = true;
+  try {
+    const r = await call('POST', `/items/${encodeURIComponent(item.submissionId)}/label`, { label });
+    showCounts(r.counts);
+    toast(`Labelled ${label} · u to undo`);
+    const at = state.items.findIndex((x) => x.submissionId === item.submissionId);
+    if (at >= 0) {
+      state.items.splice(at, 1);
+      renderList();
+      select(at);
+    } else {
+      select(state.index);
+    }
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    state.busy = false;
+  }
+}
+
+async function undo() {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const r = await call('POST', '/undo', {});
+    showCounts(r.counts);
+    if (r.kind !== 'undone') { toast('Nothing to undo'); return; }
+    await load();
+    const at = state.items.findIndex((x) => x.submissionId === r.submissionId);
+    if (at >= 0) select(at);
+    toast('Label undone');
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    state.busy = false;
+  }
+}
+
+async function lookup() {
+  const id = $('lookup-id').value.trim();
+  if (!id) return;
+  try {
+    const entry = await call('GET', `/items/${encodeURIComponent(id)}`);
+    state.current = entry.item;
+    for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
+    renderDetail(entry);
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function onKey(event) {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) {
+    if (event.key === 'Escape') target.blur();
+    return;
+  }
+  if ($('console').hidden) return;
+  const actions = {
+    j: () => select(state.index + 1),
+    ArrowDown: () => select(state.index + 1),
+    k: () => select(state.index - 1),
+    ArrowUp: () => select(state.index - 1),
+    s: () => mark('spam'),
+    h: () => mark('legitimate'),
+    u: () => undo(),
+    '/': () => $('lookup-id').focus(),
+  };
+  const action = actions[event.key];
+  if (action) {
+    event.preventDefault();
+    void action();
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  $('sign-in-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    $('sign-in-error').textContent = '';
+    const input = $('token');
+    try {
+      await call('POST', '/session', { token: input.value });
+      input.value = '';
+      await start();
+    } catch (err) {
+      input.value = '';
+      $('sign-in-error').textContent = err.status === 401 ? 'That token is not valid.' : err.message;
+    }
+  });
+  $('sign-out').addEventListener('click', async () => {
+    try { await call('POST', '/sign-out', {}); } finally { showSignIn(); }
+  });
+  $('filter-form').addEventListener('change', (e) => { state.filter.form = e.target.value; void load(); });
+  $('filter-status').addEventListener('change', (e) => { state.filter.status = e.target.value; void load(); });
+  $('filters').addEventListener('submit', (e) => { e.preventDefault(); void lookup(); });
+  $('lookup').addEventListener('click', () => void lookup());
+  $('mark-spam').addEventListener('click', () => void mark('spam'));
+  $('mark-legitimate').addEventListener('click', () => void mark('legitimate'));
+  $('undo').addEventListener('click', () => void undo());
+  document.addEventListener('keydown', onKey);
+  void start();
+});

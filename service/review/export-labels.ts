@@ -1,0 +1,101 @@
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { exportedLabelSchema, type ExportedLabel, type LabelRecord } from './records.ts';
+import type { ReviewStore } from './store.ts';
+
+export interface ExportResult {
+  readonly written: number;
+  readonly files: readonly string[];
+}
+
+const PAGE = 500;
+
+/**
+ * Writes every label not yet exported to `<dir>/<YYYY-MM-DD of labelledAt>.jsonl` and then marks it exported.
+ * Idempotent twice over: exported labels leave the store's `unexported` index, and lines already in the
+ * files (same submissionId and labelledAt, e.g. after a crash between write and mark) are not written again.
+ * A relabel is a new line with a later labelledAt; the training loader keeps the latest per submissionId.
+ */
+export async function exportLabels(store: ReviewStore, dir: string): Promise<ExportResult> {
+  await mkdir(dir, { recursive: true });
+  const seen = await alreadyExported(dir);
+  const files = new Set<string>();
+  let written = 0;
+  for (const accountId of await store.accounts()) {
+    for (;;) {
+      const page = await store.unexported(accountId, PAGE);
+      if (page.length === 0) break;
+      const byFile = new Map<string, string[]>();
+      for (const { record } of page) {
+        if (record === undefined) continue; // past retention before it was exported
+        const key = seenKey(record);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const file = `${record.labelledAt.slice(0, 10)}.jsonl`;
+        const lines = byFile.get(file) ?? [];
+        lines.push(JSON.stringify(exportLine(record)));
+        byFile.set(file, lines);
+      }
+      for (const [file, lines] of byFile) {
+        await appendDurably(path.join(dir, file), lines);
+        files.add(file);
+        written += lines.length;
+      }
+      const acked = await store.acknowledgeExported(accountId, page);
+      if (acked === 0 || page.length < PAGE) break;
+    }
+  }
+  return { written, files: [...files].sort() };
+}
+
+export function exportLine(record: LabelRecord): ExportedLabel {
+  return {
+    submissionId: record.submissionId,
+    formId: record.formId,
+    label: record.label,
+    fields: record.fields,
+    labelledAt: record.labelledAt,
+    moderatorId: record.moderatorId,
+    modelStatus: record.modelStatus,
+    modelConfidence: record.modelConfidence,
+  };
+}
+
+function seenKey(l: { submissionId: string; labelledAt: string; label: string; moderatorId: string }): string {
+  return `${l.submissionId}|${l.labelledAt}|${l.label}|${l.moderatorId}`;
+}
+
+async function alreadyExported(dir: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (const name of await readdir(dir)) {
+    if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) continue;
+    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        const parsed = exportedLabelSchema.safeParse(JSON.parse(line));
+        if (parsed.success) seen.add(seenKey(parsed.data));
+      } catch {
+        // A torn last line from a crash: ignored here; its label is still unexported and is written again.
+      }
+    }
+  }
+  return seen;
+}
+
+async function appendDurably(file: string, lines: readonly string[]): Promise<void> {
+  const handle = await open(file, 'a+', 0o600);
+  try {
+    // After a crash mid-line, start on a fresh line rather than glue onto the torn one.
+    const { size } = await handle.stat();
+    let lead = '';
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) lead = '\n';
+    }
+    await handle.write(lead + lines.map((l) => `${l}\n`).join(''));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** Data of one review-queue job; the job id is the submissionId, so a submission is queued once. */
+export const reviewJobSchema = z.object({
+  submissionId: z.string().uuid(),
+  accountId: z.string().min(1),
+  formId: z.string().min(1),
+  receivedAt: z.string().datetime(),
+  origin: z.string().nullable(),
+  /** Submitted fields, size-capped (see REVIEW_MAX_FIELD_BYTES); `truncated` says whether anything was cut. */
+  fields: z.record(z.string(), z.unknown()),
+  truncated: z.boolean(),
+  verdict: z.object({
+    status: z.enum(['spam', 'legitimate']),
+    confidence: z.number().min(0).max(1),
+    reasoning: z.string(),
+    modelVersion: z.string(),
+  }),
+});
+
+export type ReviewJob = z.infer<typeof reviewJobSchema>;
+
+/** What the verify route hands to the review queue after each verdict; it never blocks or throws. */
+export interface ReviewSink {
+  /** Decides (spam / low confidence / sample) and queues off the response path. */
+  offer(job: ReviewJob): void;
+  close(): Promise<void>;
+}

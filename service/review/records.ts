@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { reviewJobSchema } from './job-schema.ts';
+
+export const labelSchema = z.enum(['spam', 'legitimate']);
+export type Label = z.infer<typeof labelSchema>;
+
+/** One moderator decision, kept in Redis until exported (and at most until the item's retention ends). */
+export const labelRecordSchema = z.object({
+  submissionId: z.string().uuid(),
+  accountId: z.string().min(1),
+  formId: z.string().min(1),
+  label: labelSchema,
+  fields: z.record(z.string(), z.unknown()),
+  truncated: z.boolean(),
+  receivedAt: z.string().datetime(),
+  labelledAt: z.string().datetime(),
+  moderatorId: z.string().min(1),
+  /** The model's verdict at the time, so training can tell a contradiction from a confirmation. */
+  modelStatus: labelSchema,
+  modelConfidence: z.number().min(0).max(1),
+  modelVersion: z.string(),
+});
+export type LabelRecord = z.infer<typeof labelRecordSchema>;
+
+/** One line of data/labels/<date>.jsonl: what the training loader reads. */
+export const exportedLabelSchema = labelRecordSchema.pick({
+  submissionId: true,
+  formId: true,
+  label: true,
+  fields: true,
+  labelledAt: true,
+  moderatorId: true,
+  modelStatus: true,
+  modelConfidence: true,
+});
+export type ExportedLabel = z.infer<typeof exportedLabelSchema>;
+
+/** A stored review item: the queued job as received. */
+export const reviewItemSchema = reviewJobSchema;
+
+/** A console session, stored in Redis under the hash of its random id. */
+export const sessionRecordSchema = z.object({
+  accountId: z.string().min(1),
+  moderatorId: z.string().min(1),
+  createdAt: z.string().datetime(),
+});
+export type SessionRecord = z.infer<typeof sessionRecordSchema>;

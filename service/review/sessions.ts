@@ -1,0 +1,43 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ReviewKeys } from './keys.ts';
+import { sessionRecordSchema, type SessionRecord } from './records.ts';
+
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/** Console sessions: a random id in the cookie; Redis holds only its hash, with a TTL. */
+export class SessionStore {
+  readonly #redis: Redis;
+  readonly #keys: ReviewKeys;
+  readonly ttlSeconds: number;
+
+  constructor(redis: Redis, keys: ReviewKeys, ttlSeconds: number) {
+    this.#redis = redis;
+    this.#keys = keys;
+    this.ttlSeconds = ttlSeconds;
+  }
+
+  async create(who: { accountId: string; moderatorId: string }): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    const record: SessionRecord = { accountId: who.accountId, moderatorId: who.moderatorId, createdAt: new Date().toISOString() };
+    await this.#redis.set(this.#key(id), JSON.stringify(record), 'EX', this.ttlSeconds);
+    return id;
+  }
+
+  async get(id: string | undefined): Promise<SessionRecord | undefined> {
+    if (id === undefined || !SESSION_ID.test(id)) return undefined;
+    const raw = await this.#redis.get(this.#key(id));
+    if (raw === null) return undefined;
+    const parsed = sessionRecordSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  async destroy(id: string | undefined): Promise<void> {
+    if (id === undefined || !SESSION_ID.test(id)) return;
+    await this.#redis.del(this.#key(id));
+  }
+
+  #key(id: string): string {
+    return this.#keys.session(createHash('sha256').update(id).digest('hex'));
+  }
+}

@@ -1,0 +1,113 @@
+import type { Worker } from 'bullmq';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Env } from '../config/env.ts';
+import type { ModeratorSource } from './auth.ts';
+import { commandConnection, workerConnection } from './connection.ts';
+import type { ReviewJob, ReviewSink } from './job-schema.ts';
+import { reviewMetrics } from './metrics.ts';
+import { ingestWorker, reviewQueue } from './queue.ts';
+import { reviewRoutes } from './routes.ts';
+import { SessionStore } from './sessions.ts';
+import { QueueReviewSink } from './sink.ts';
+import { ReviewSpool } from './spool.ts';
+import { ReviewStore } from './store.ts';
+import type { Queue } from 'bullmq';
+
+export const SESSION_TTL_SECONDS = 12 * 3600;
+const SWEEP_INTERVAL_MS = 3_600_000;
+
+export type ReviewEnv = Pick<
+  Env,
+  | 'REDIS_URL'
+  | 'REVIEW_BAND'
+  | 'REVIEW_SAMPLE_RATE'
+  | 'REVIEW_RETENTION_DAYS'
+  | 'REVIEW_SPOOL_DIR'
+  | 'REVIEW_SPOOL_MAX_BYTES'
+  | 'REVIEW_MAX_FIELD_BYTES'
+  | 'BULLMQ_PREFIX'
+>;
+
+export interface Review {
+  readonly sink: QueueReviewSink;
+  readonly routes: FastifyPluginAsync;
+  readonly store: ReviewStore;
+  /** Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. */
+  close(): Promise<void>;
+}
+
+export interface ReviewSetup {
+  readonly env: ReviewEnv;
+  readonly log: Logger;
+  readonly moderators: ModeratorSource;
+  /** The service's metrics registry (prom-client's default one when absent). */
+  readonly registry?: Registry;
+  /** Run the ingest worker in this process (default true). */
+  readonly worker?: boolean;
+  readonly random?: () => number;
+}
+
+/**
+ * Builds the whole review side from the environment: the sink the verify route offers verdicts to, the
+ * ingest worker, the retention sweep and the /review console. Undefined (and a log line) without REDIS_URL.
+ */
+export function startReview(setup: ReviewSetup): Review | undefined {
+  const { env, log } = setup;
+  if (env.REDIS_URL === undefined) {
+    log.info('review queue is off: REDIS_URL is not set (verdicts are not queued; no /review console)');
+    return undefined;
+  }
+  const redis = commandConnection(env.REDIS_URL, log);
+  const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS });
+  const queue = reviewQueue(redis, env.BULLMQ_PREFIX);
+  queue.on('error', (err) => log.debug({ err: err.message }, 'review queue error'));
+  const sink = new QueueReviewSink({
+    queue,
+    connection: redis,
+    spool: new ReviewSpool(env.REVIEW_SPOOL_DIR, env.REVIEW_SPOOL_MAX_BYTES, log),
+    policy: { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE },
+    maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
+    retentionMs: store.retentionMs,
+    metrics: reviewMetrics(setup.registry),
+    log,
+    remember: (job) => store.remember(job),
+    ...(setup.random === undefined ? {} : { random: setup.random }),
+  });
+  let workerRedis: Redis | undefined;
+  let worker: Worker<ReviewJob> | undefined;
+  if (setup.worker !== false) {
+    workerRedis = workerConnection(env.REDIS_URL, log);
+    worker = ingestWorker(workerRedis, env.BULLMQ_PREFIX, store, log);
+  }
+  const sweep = () =>
+    void store
+      .sweep()
+      .then((n) => n > 0 && log.info({ removed: n }, 'review: retention sweep'))
+      .catch((err: unknown) => log.debug({ err }, 'review: retention sweep skipped'));
+  redis.once('ready', sweep);
+  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  const routes = reviewRoutes({ store, sessions: new SessionStore(redis, store.keys, SESSION_TTL_SECONDS), moderators: setup.moderators, log });
+  log.info({ band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE, retentionDays: env.REVIEW_RETENTION_DAYS }, 'review queue is on (console at /review when moderators are configured)');
+  return {
+    sink,
+    routes,
+    store,
+    async close() {
+      clearInterval(sweeper);
+      await sink.close();
+      await closeQuietly(worker, queue);
+      redis.disconnect();
+      workerRedis?.disconnect();
+    },
+  };
+}
+
+async function closeQuietly(worker: Worker<ReviewJob> | undefined, queue: Queue<ReviewJob>): Promise<void> {
+  await Promise.race([Promise.allSettled([worker?.close(), queue.close()]), new Promise((r) => setTimeout(r, 3_000).unref())]);
+}
+
+export type { ReviewSink };

@@ -1,0 +1,286 @@
+import type { Redis } from 'ioredis';
+import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
+import { ReviewKeys, type AccountKeys } from './keys.ts';
+import { labelRecordSchema, type Label, type LabelRecord } from './records.ts';
+
+const DAY_MS = 86_400_000;
+
+// Creates the item once (SET NX: a submission is stored once for the whole retention) and indexes it as pending.
+const INGEST = `
+if tonumber(ARGV[3]) <= tonumber(ARGV[6]) then return -1 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PXAT', ARGV[3]) then return 0 end
+for i = 2, 5 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[4]) end
+redis.call('SADD', KEYS[6], ARGV[5])
+return 1`;
+
+// Stores a label (a relabel replaces it), moves the item from pending to labelled, remembers it for undo.
+const LABEL = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[3])
+for i = 3, 6 do redis.call('ZREM', KEYS[i], ARGV[4]) end
+redis.call('ZADD', KEYS[7], ARGV[2], ARGV[4])
+redis.call('ZADD', KEYS[8], ARGV[2], ARGV[4])
+redis.call('LREM', KEYS[9], 0, ARGV[4])
+redis.call('LPUSH', KEYS[9], ARGV[4])
+redis.call('LTRIM', KEYS[9], 0, 99)
+redis.call('PEXPIRE', KEYS[9], ARGV[5])
+return 1`;
+
+// Takes back this moderator's newest label (if nobody relabelled it since) and puts the item back in pending.
+const UNDO = `
+if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
+redis.call('LPOP', KEYS[1])
+local current = redis.call('GET', KEYS[2])
+if current and cjson.decode(current).moderatorId ~= ARGV[3] then return -1 end
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
+if redis.call('EXISTS', KEYS[9]) == 0 then return -2 end
+for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
+return 1`;
+
+// Forgets exported labels, unless relabelled meanwhile (then the score, labelledAt, changed).
+const ACK = `
+local n = 0
+for i = 1, #ARGV, 2 do
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
+  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    n = n + 1
+  end
+end
+return n`;
+
+export type IngestResult = 'stored' | 'duplicate' | 'expired';
+export type UndoResult = { readonly kind: 'undone'; readonly submissionId: string } | { readonly kind: 'nothing' };
+
+export interface ListFilter {
+  readonly formId?: string | undefined;
+  readonly status?: Label | undefined;
+}
+
+export interface ReviewEntry {
+  readonly item: ReviewJob;
+  readonly label: LabelRecord | undefined;
+  /** False for a submission that was not queued: only its verdict is kept (no fields), for support look-ups. */
+  readonly queued: boolean;
+}
+
+/** How long the verdict of an unqueued submission stays available to look-ups (capped by retention). */
+export const LOOKUP_DAYS = 7;
+
+export interface ReviewCounts {
+  readonly pending: number;
+  readonly labelled: number;
+}
+
+/**
+ * The review items, their labels and the indexes the console reads, all in Redis. Every method takes the
+ * account id and touches only that account's keys (see keys.ts), so accounts are kept apart by construction.
+ */
+export class ReviewStore {
+  readonly keys: ReviewKeys;
+  readonly retentionMs: number;
+  readonly #redis: Redis;
+  readonly #now: () => number;
+
+  constructor(redis: Redis, opts: { prefix: string; retentionDays: number; now?: () => number }) {
+    this.#redis = redis;
+    this.keys = new ReviewKeys(opts.prefix);
+    this.retentionMs = Math.round(opts.retentionDays * DAY_MS);
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** Items (and their labels) expire this long after the submission was received, reviewed or not. */
+  expiresAt(receivedAt: string): number {
+    return Date.parse(receivedAt) + this.retentionMs;
+  }
+
+  async ingest(job: ReviewJob): Promise<IngestResult> {
+    const k = this.keys.forAccount(job.accountId);
+    await this.#redis.sadd(this.keys.accounts(), job.accountId);
+    const r = await this.#redis.eval(
+      INGEST,
+      6,
+      k.item(job.submissionId),
+      ...k.pendingAll(job.formId, job.verdict.status),
+      k.forms(),
+      JSON.stringify(job),
+      Date.parse(job.receivedAt),
+      this.expiresAt(job.receivedAt),
+      job.submissionId,
+      job.formId,
+      this.#now(),
+    );
+    return r === 1 ? 'stored' : r === 0 ? 'duplicate' : 'expired';
+  }
+
+  /** Pending items, oldest first. */
+  async listPending(accountId: string, filter: ListFilter = {}, offset = 0, limit = 50): Promise<ReviewJob[]> {
+    const k = this.keys.forAccount(accountId);
+    const index = k.pending(filter);
+    const ids = await this.#redis.zrange(index, String(offset), String(offset + limit - 1));
+    const items = await this.#items(k, ids);
+    const gone = ids.filter((_, i) => items[i] === undefined);
+    if (gone.length > 0) await this.#redis.zrem(index, ...gone);
+    return items.filter((x): x is ReviewJob => x !== undefined);
+  }
+
+  async counts(accountId: string, filter: ListFilter = {}): Promise<ReviewCounts> {
+    const k = this.keys.forAccount(accountId);
+    const [pending, labelled] = await Promise.all([this.#redis.zcard(k.pending(filter)), this.#redis.zcard(k.labelled())]);
+    return { pending, labelled };
+  }
+
+  async forms(accountId: string): Promise<string[]> {
+    return (await this.#redis.smembers(this.keys.forAccount(accountId).forms())).sort();
+  }
+
+  /** Any stored submission of this account (pending or labelled, within retention). */
+  /** Any recent submission of this account: queued ones with fields and label, others by their verdict only. */
+  async get(accountId: string, submissionId: string): Promise<ReviewEntry | undefined> {
+    const k = this.keys.forAccount(accountId);
+    const [item] = await this.#items(k, [submissionId]);
+    if (item !== undefined) return { item, label: await this.getLabel(accountId, submissionId), queued: true };
+    const raw = await this.#redis.get(k.seen(submissionId));
+    if (raw === null) return undefined;
+    const parsed = reviewJobSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? { item: parsed.data, label: undefined, queued: false } : undefined;
+  }
+
+  /** Keeps the verdict of a submission that was not queued (fields dropped: nothing personal is kept for it). */
+  async remember(job: ReviewJob): Promise<void> {
+    const ttl = Math.min(this.retentionMs, LOOKUP_DAYS * DAY_MS);
+    const expireAt = Date.parse(job.receivedAt) + ttl;
+    if (expireAt <= this.#now()) return;
+    const seen: ReviewJob = { ...job, fields: {}, truncated: false, origin: job.origin };
+    await this.#redis.set(this.keys.forAccount(job.accountId).seen(job.submissionId), JSON.stringify(seen), 'PXAT', expireAt, 'NX');
+  }
+
+  async getLabel(accountId: string, submissionId: string): Promise<LabelRecord | undefined> {
+    const raw = await this.#redis.get(this.keys.forAccount(accountId).label(submissionId));
+    if (raw === null) return undefined;
+    const parsed = labelRecordSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** Labels an item (or relabels it); undefined when the item is unknown to this account or expired. */
+  async label(accountId: string, submissionId: string, label: Label, moderatorId: string): Promise<LabelRecord | undefined> {
+    const entry = await this.get(accountId, submissionId);
+    if (entry === undefined || !entry.queued) return undefined;
+    const { item } = entry;
+    const labelledAtMs = this.#now();
+    const record: LabelRecord = {
+      submissionId,
+      accountId,
+      formId: item.formId,
+      label,
+      fields: item.fields,
+      truncated: item.truncated,
+      receivedAt: item.receivedAt,
+      labelledAt: new Date(labelledAtMs).toISOString(),
+      moderatorId,
+      modelStatus: item.verdict.status,
+      modelConfidence: item.verdict.confidence,
+      modelVersion: item.verdict.modelVersion,
+    };
+    const k = this.keys.forAccount(accountId);
+    const r = await this.#redis.eval(
+      LABEL,
+      9,
+      k.item(submissionId),
+      k.label(submissionId),
+      ...k.pendingAll(item.formId, item.verdict.status),
+      k.labelled(),
+      k.unexported(),
+      k.undo(moderatorId),
+      JSON.stringify(record),
+      labelledAtMs,
+      this.expiresAt(item.receivedAt),
+      submissionId,
+      DAY_MS,
+    );
+    return r === 1 ? record : undefined;
+  }
+
+  /** Takes back this moderator's most recent label in this account. */
+  async undo(accountId: string, moderatorId: string): Promise<UndoResult> {
+    const k = this.keys.forAccount(accountId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const submissionId = await this.#redis.lindex(k.undo(moderatorId), 0);
+      if (submissionId === null) return { kind: 'nothing' };
+      const [item] = await this.#items(k, [submissionId]);
+      const formId = item?.formId ?? '';
+      const status = item?.verdict.status ?? 'spam';
+      const r = await this.#redis.eval(
+        UNDO,
+        9,
+        k.undo(moderatorId),
+        k.label(submissionId),
+        k.labelled(),
+        k.unexported(),
+        ...k.pendingAll(formId, status),
+        k.item(submissionId),
+        submissionId,
+        item === undefined ? 0 : Date.parse(item.receivedAt),
+        moderatorId,
+      );
+      if (r === 1) return { kind: 'undone', submissionId };
+      // 0: raced with another label of this moderator; -1: relabelled by someone else; -2: item expired. Try the next.
+    }
+    return { kind: 'nothing' };
+  }
+
+  /** Every account that has had review items. */
+  async accounts(): Promise<string[]> {
+    return (await this.#redis.smembers(this.keys.accounts())).sort();
+  }
+
+  /** Labels of an account not yet exported, oldest first, with the index score that acknowledges them. */
+  async unexported(accountId: string, limit = 1000): Promise<{ record: LabelRecord | undefined; submissionId: string; score: string }[]> {
+    const k = this.keys.forAccount(accountId);
+    const flat = await this.#redis.zrange(k.unexported(), '0', String(limit - 1), 'WITHSCORES');
+    const out: { record: LabelRecord | undefined; submissionId: string; score: string }[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const submissionId = flat[i] ?? '';
+      out.push({ submissionId, score: flat[i + 1] ?? '0', record: await this.getLabel(accountId, submissionId) });
+    }
+    return out;
+  }
+
+  /** Marks labels exported (each only if it was not relabelled since it was read). */
+  async acknowledgeExported(accountId: string, entries: readonly { submissionId: string; score: string }[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const args = entries.flatMap((e) => [e.submissionId, e.score]);
+    return (await this.#redis.eval(ACK, 1, this.keys.forAccount(accountId).unexported(), ...args)) as number;
+  }
+
+  /**
+   * Retention: items and labels expire by themselves (PXAT at receivedAt + retention); this drops index
+   * entries that point past retention, for every account. Run at start-up and periodically.
+   */
+  async sweep(): Promise<number> {
+    const cutoff = this.#now() - this.retentionMs;
+    let removed = 0;
+    for (const accountId of await this.accounts()) {
+      const k = this.keys.forAccount(accountId);
+      const forms = await this.forms(accountId);
+      const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
+      for (const formId of forms) {
+        indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
+      }
+      for (const index of indexes) removed += await this.#redis.zremrangebyscore(index, '-inf', `(${cutoff}`);
+    }
+    return removed;
+  }
+
+  async #items(k: AccountKeys, ids: readonly string[]): Promise<(ReviewJob | undefined)[]> {
+    if (ids.length === 0) return [];
+    const raws = await this.#redis.mget(...ids.map((id) => k.item(id)));
+    return raws.map((raw) => {
+      if (raw === null) return undefined;
+      const parsed = reviewJobSchema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : undefined;
+    });
+  }
+}

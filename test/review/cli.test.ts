@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../service/config/env.ts';
+import { ReviewStore } from '../../service/review/store.ts';
+import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
+
+const run = promisify(execFile);
+const prefix = testPrefix('cli');
+const redis = new Redis(REDIS_URL);
+const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
+const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
+const env = { ...process.env, REDIS_URL, BULLMQ_PREFIX: prefix };
+const cli = (script: string, args: string[]) => run(tsx, [path.join(repoRoot, 'service/review/cli', script), ...args], { env, cwd: repoRoot });
+
+afterAll(async () => {
+  await deleteKeys(redis, prefix);
+  redis.disconnect();
+});
+
+describe('npm run review / labels:export', () => {
+  it('lists, shows and labels one account’s items from a terminal, without passing escape sequences through', async () => {
+    const job = fakeJob({ accountId: 'acme', fields: { message: 'hi \u001b[2J\u001b[31mred' } });
+    const other = fakeJob({ accountId: 'globex' });
+    await store.ingest(job);
+    await store.ingest(other);
+    const list = await cli('review.ts', ['list', '--account', 'acme']);
+    expect(list.stdout).toContain(job.submissionId);
+    expect(list.stdout).not.toContain(other.submissionId);
+    expect(list.stdout).not.toContain('\u001b');
+    const show = await cli('review.ts', ['show', '--account', 'acme', job.submissionId]);
+    expect(show.stdout).toMatch(/label\s+pending/);
+    expect(show.stdout).not.toContain('\u001b');
+    await expect(cli('review.ts', ['label', '--account', 'acme', other.submissionId, 'spam'])).rejects.toThrow(/No submission/);
+    await cli('review.ts', ['label', '--account', 'acme', job.submissionId, 'legitimate', '--moderator', 'terminal-tom']);
+    expect(await store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'terminal-tom' });
+
+    const out = await tempDir('cli-labels');
+    try {
+      expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(/Exported 1 label/);
+      expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(/No new labels/);
+      expect((await readdir(out.dir)).length).toBe(1);
+    } finally {
+      await out.remove();
+    }
+  });
+});
