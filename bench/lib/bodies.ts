@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** One verify request body, already serialized, with what it is (for the report). */
+export interface BenchBody {
+  readonly id: string;
+  readonly label: string;
+  readonly layout: string;
+  readonly lang: string;
+  /** The JSON text sent on the wire: {apiKey, formId, payload|fieldData}. */
+  readonly json: string;
+  readonly bytes: number;
+  /** What the classifier sees (the route's fieldsOf: payload or fieldData). */
+  readonly fields: Record<string, unknown>;
+}
+
+interface FormRow {
+  id: string;
+  label: string;
+  layout: string;
+  lang: string;
+  fields: Record<string, unknown>;
+}
+
+export const BENCH_API_KEY = 'bench-key-not-secret';
+export const BENCH_FORM_ID = 'bench-form';
+export const BENCH_ORIGIN = 'https://bench.example.com';
+export const MIN_BYTES = 200;
+export const MAX_BYTES = 2048;
+
+function readRows(repoRoot: string): FormRow[] {
+  const rows: FormRow[] = [];
+  for (const file of ['legitimate.jsonl', 'spam.jsonl']) {
+    for (const line of readFileSync(path.join(repoRoot, 'data', 'forms', file), 'utf8').split('\n')) {
+      if (line.trim() !== '') rows.push(JSON.parse(line) as FormRow);
+    }
+  }
+  return rows;
+}
+
+/**
+ * The realistic set: every hand-written form submission in data/forms whose request body is 0.2-2 KB, wrapped
+ * into the verify envelope. Every 5th uses `fieldData` instead of `payload` (dynamic forms). Interleaved spam /
+ * legitimate so any window of the load sees both.
+ */
+export function realisticBodies(repoRoot: string): BenchBody[] {
+  const rows = readRows(repoRoot);
+  const spam = rows.filter((r) => r.label === 'spam');
+  const legit = rows.filter((r) => r.label !== 'spam');
+  const mixed: FormRow[] = [];
+  for (let i = 0; i < Math.max(spam.length, legit.length); i++) {
+    if (i < legit.length) mixed.push(legit[i] as FormRow);
+    if (i < spam.length) mixed.push(spam[i] as FormRow);
+  }
+  const out: BenchBody[] = [];
+  for (const r of mixed) {
+    const key = out.length % 5 === 4 ? 'fieldData' : 'payload';
+    const json = JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, [key]: r.fields });
+    const bytes = Buffer.byteLength(json);
+    if (bytes < MIN_BYTES || bytes > MAX_BYTES) continue;
+    out.push({ id: r.id, label: r.label, layout: r.layout, lang: r.lang, json, bytes, fields: r.fields });
+  }
+  return out;
+}
+
+function textsOf(v: unknown, into: string[]): void {
+  if (typeof v === 'string') into.push(v);
+  else if (Array.isArray(v)) for (const x of v) textsOf(x, into);
+  else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) textsOf(x, into);
+}
+
+/**
+ * The worst case: one submission whose request body is exactly `limit` bytes (BODY_LIMIT, 64 KiB by default,
+ * envelope included): a 4-field contact form whose `message` is the text of every data/forms submission (spam
+ * and legitimate, all languages, URLs, e-mails) joined with blank lines, cut and space-padded to the byte.
+ */
+export function worstCaseBody(repoRoot: string, limit = 64 * 1024): BenchBody {
+  const texts: string[] = [];
+  for (const r of readRows(repoRoot)) textsOf(r.fields, texts);
+  const make = (message: string) => ({ name: 'Worst Case', email: 'worst.case@example.com', subject: 'Long message', message });
+  const envelope = (message: string) => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: make(message) });
+  let message = '';
+  for (let i = 0; Buffer.byteLength(envelope(message)) < limit; i++) message += (i === 0 ? '' : '\n\n') + texts[i % texts.length];
+  // Cut by characters until it fits (escapes and UTF-8 make bytes != chars), then pad to exactly `limit`.
+  while (Buffer.byteLength(envelope(message)) > limit) message = message.slice(0, -1);
+  // Never end on half a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(message)) message = message.slice(0, -1);
+  message += ' '.repeat(limit - Buffer.byteLength(envelope(message)));
+  const json = envelope(message);
+  const bytes = Buffer.byteLength(json);
+  if (bytes !== limit) throw new Error(`worst-case body is ${bytes} bytes, wanted ${limit}`);
+  return { id: 'worst-case-64k', label: 'mixed', layout: 'basic', lang: 'mixed', json, bytes, fields: make(message) };
+}
+
+export function describeSet(bodies: readonly BenchBody[]) {
+  const sizes = bodies.map((b) => b.bytes).sort((a, b) => a - b);
+  const count = (key: 'label' | 'layout' | 'lang') => {
+    const m: Record<string, number> = {};
+    for (const b of bodies) m[b[key]] = (m[b[key]] ?? 0) + 1;
+    return m;
+  };
+  return {
+    count: bodies.length,
+    bytes: { min: sizes[0], median: sizes[Math.floor(sizes.length / 2)], max: sizes[sizes.length - 1] },
+    labels: count('label'),
+    layouts: Object.keys(count('layout')).length,
+    langs: count('lang'),
+  };
+}

@@ -1,0 +1,75 @@
+import autocannon from 'autocannon';
+import type { BenchBody } from './bodies.ts';
+import { BENCH_ORIGIN } from './bodies.ts';
+
+export interface LoadResult {
+  readonly target: string;
+  readonly requests: number;
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly ok2xx: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+  readonly seconds: number;
+}
+
+export const CONNECTIONS = 50;
+
+/**
+ * Loads `url` + /v1/verify with the bodies in turn (each connection cycles through the whole list), 50
+ * connections, no pipelining, for `durationS` seconds or `amount` requests (then stopped after `maxSeconds`).
+ */
+export async function load(opts: {
+  target: string;
+  url: string;
+  bodies: readonly BenchBody[];
+  durationS?: number;
+  amount?: number;
+  maxSeconds?: number;
+}): Promise<LoadResult> {
+  const headers = { 'content-type': 'application/json', origin: BENCH_ORIGIN };
+  const t0 = process.hrtime.bigint();
+  let instance: autocannon.Instance | undefined;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon({
+    url: opts.url + '/v1/verify',
+    connections: CONNECTIONS,
+    pipelining: 1,
+    ...(opts.amount === undefined ? { duration: opts.durationS ?? 5 } : { amount: opts.amount }),
+    requests: opts.bodies.map((b) => ({ method: 'POST' as const, path: '/v1/verify', headers, body: b.json })),
+    }, (err, result) => (err ? reject(err as Error) : resolve(result)));
+  });
+  // With a callback autocannon returns its instance, which can be stopped (bounds an `amount` run in time).
+  const timer = opts.maxSeconds === undefined ? undefined : setTimeout(() => instance?.stop(), opts.maxSeconds * 1000);
+  const r = await done;
+  if (timer !== undefined) clearTimeout(timer);
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const total = r['2xx'] + r.non2xx;
+  return {
+    target: opts.target,
+    requests: total,
+    // For fixed-duration runs autocannon's own average; for amount runs, count over wall time.
+    reqPerSec: opts.amount === undefined ? r.requests.average : total / seconds,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    ok2xx: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    seconds,
+  };
+}
+
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  if (n === 0) return NaN;
+  return n % 2 === 1 ? (s[(n - 1) / 2] as number) : ((s[n / 2 - 1] as number) + (s[n / 2] as number)) / 2;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}

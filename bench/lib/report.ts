@@ -1,0 +1,139 @@
+import type { CostStats } from './in-process.ts';
+
+interface TargetFigures {
+  rounds: number[];
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface Scenario {
+  byTarget: Record<string, TargetFigures>;
+  /** verify / bare req/s: the median of the per-round ratios. */
+  ratios: Record<string, number>;
+}
+
+export interface RssFigures {
+  target: string;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  seconds: number;
+  reqPerSec: number;
+  beforeMiB: number;
+  afterMiB: number;
+  settledMiB: number;
+  growthMiB: number;
+  /** RSS after each tenth of the requests. */
+  checkpointsMiB: number[];
+  /** after - RSS at the half-way checkpoint: growth once warm, the leak indicator. */
+  secondHalfGrowthMiB: number;
+}
+
+export interface TargetCheck {
+  name: string;
+  goal: string;
+  value: string;
+  met: boolean;
+}
+
+export interface BenchReport {
+  quick: boolean;
+  date: string;
+  machine: { nproc: number; cpu: string; memGiB: number; node: string; fastify: string; commit: string; dirty: boolean };
+  config: Record<string, number>;
+  inProcess: { modelVersion: string; realistic: CostStats; oneKb: CostStats & { bodies: number; minBytes: number; maxBytes: number }; realisticNoReasoning: CostStats; worst64k: CostStats };
+  ready: { bareMs: number; verifyMs: number[]; verifyMedianMs: number; verifyRedisMs?: number };
+  realistic: Scenario;
+  worst64k: Scenario;
+  rss: RssFigures[];
+  redisCleanup?: { prefix: string; deletedKeys: number };
+  targets?: TargetCheck[];
+}
+
+const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
+const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : `${(100 * x).toFixed(1)}%`);
+
+/** Issue 5's targets, checked against this run's figures. */
+export function targetsMet(r: BenchReport): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const v = r.realistic.byTarget.verify;
+  out.push({ name: 'embedded ratio', goal: 'verify ≥ 30% of bare req/s', value: pct(r.realistic.ratios.verify), met: (r.realistic.ratios.verify ?? 0) >= 0.3 });
+  out.push({ name: 'embedded p99', goal: 'p99 ≤ 10 ms at 50 connections', value: `${v?.p99Ms ?? 'n/a'} ms`, met: (v?.p99Ms ?? Infinity) <= 10 });
+  if (r.realistic.byTarget['verify-redis'] !== undefined) {
+    out.push({ name: 'Redis ratio', goal: 'verify (Redis) ≥ 20% of bare req/s', value: pct(r.realistic.ratios['verify-redis']), met: (r.realistic.ratios['verify-redis'] ?? 0) >= 0.2 });
+  }
+  out.push({ name: '1 KB featurize+infer', goal: 'median ≤ 50 µs', value: `${f1(r.inProcess.oneKb.medianUs)} µs`, met: r.inProcess.oneKb.medianUs <= 50 });
+  out.push({ name: '64 KiB featurize+infer', goal: '≤ 5 ms', value: `median ${f2(r.inProcess.worst64k.medianUs / 1000)} ms, p99 ${f2(r.inProcess.worst64k.p99Us / 1000)} ms`, met: r.inProcess.worst64k.p99Us <= 5000 });
+  const readyMax = Math.max(...r.ready.verifyMs, r.ready.verifyRedisMs ?? 0);
+  out.push({ name: 'start to ready', goal: '≤ 2 s', value: `${f0(readyMax)} ms (slowest start)`, met: readyMax <= 2000 });
+  for (const x of r.rss) {
+    const complete = x.requests >= (r.quick ? 0 : 1_000_000);
+    out.push({ name: `RSS growth (${x.target})`, goal: '< 50 MB over 1,000,000 requests', value: `${f1(x.growthMiB * 1.048576)} MB over ${x.requests.toLocaleString('en')} requests`, met: complete && x.growthMiB * 1.048576 < 50 });
+  }
+  return out;
+}
+
+export function renderMarkdown(r: BenchReport): string {
+  const m = r.machine;
+  const lines: string[] = [];
+  lines.push('# Benchmark: `npm run bench`');
+  lines.push('');
+  lines.push('Written by `npm run bench` (bench/run.ts); the raw figures are in bench/results/. The production service and a bare');
+  lines.push(`Fastify ${m.fastify} POST route run as separate processes (\`node --import tsx\`, as \`npm start\`), loaded in alternating rounds`);
+  lines.push(`by autocannon in the bench process (${r.config.connections} connections, no pipelining; ${r.config.rounds} rounds × ${r.config.durationS} s with`);
+  lines.push(`realistic bodies, ${r.config.bigRounds} × ${r.config.bigDurationS} s with the 64 KiB body; figures are medians over rounds). The machine is shared`);
+  lines.push('and autocannon takes one of its cores, so absolute req/s move between runs: the ratio, measured round by round in');
+  lines.push('the same run, is the figure to compare.');
+  lines.push('');
+  lines.push(`- Date: ${r.date}${r.quick ? ' (QUICK smoke run: too short to quote)' : ''}`);
+  lines.push(`- Machine: ${m.nproc} cores (nproc), ${m.cpu}, ${m.memGiB} GiB; Node ${m.node}`);
+  lines.push(`- Commit: ${m.commit}${m.dirty ? ' with uncommitted changes' : ''}; model ${r.inProcess.modelVersion}`);
+  lines.push('- Service: NODE_ENV=production, LOG_LEVEL=info (one pino line per request, stdout to /dev/null), a tenants file whose');
+  lines.push('  account limit (1e9 per 60 s, sliding) never triggers: the limiter counts every request and never rejects.');
+  lines.push('  Redis mode: REDIS_URL=127.0.0.1:6379 (rate limit in Redis, review queue on: REVIEW_BAND 0.75, REVIEW_SAMPLE_RATE');
+  lines.push('  0.01, ingest worker in-process), BULLMQ_PREFIX unique to the run, its keys deleted afterwards.');
+  lines.push('- Realistic bodies: data/forms submissions of 0.2-2 KB (spam and legitimate, 10 layouts, 18 languages) wrapped in');
+  lines.push('  {apiKey, formId, payload} (every 5th as fieldData); 64 KiB body: exactly 65,536 bytes (= BODY_LIMIT) including the');
+  lines.push('  envelope, a 4-field form whose message is all data/forms texts joined, space-padded to the byte.');
+  lines.push('');
+  lines.push('| scenario | target | req/s | p50 ms | p99 ms | verify / bare | non-2xx |');
+  lines.push('|---|---|---:|---:|---:|---:|---:|');
+  for (const [label, sc] of [['realistic 0.2-2 KB', r.realistic], ['64 KiB body', r.worst64k]] as const) {
+    for (const [name, t] of Object.entries(sc.byTarget)) {
+      lines.push(`| ${label} | ${name} | ${f0(t.reqPerSec)} | ${t.p50Ms} | ${t.p99Ms} | ${name === 'bare' ? '1' : pct(sc.ratios[name])} | ${t.non2xx + t.errors} |`);
+    }
+  }
+  lines.push('');
+  lines.push('| featurize + infer in-process (`classifier.classify`) | calls | median µs | p99 µs |');
+  lines.push('|---|---:|---:|---:|');
+  const ip = r.inProcess;
+  lines.push(`| all realistic bodies | ${ip.realistic.calls} | ${f1(ip.realistic.medianUs)} | ${f1(ip.realistic.p99Us)} |`);
+  lines.push(`| ~1 KB: the ${ip.oneKb.bodies} bodies nearest 1,024 B (${ip.oneKb.minBytes}-${ip.oneKb.maxBytes} B) | ${ip.oneKb.calls} | ${f1(ip.oneKb.medianUs)} | ${f1(ip.oneKb.p99Us)} |`);
+  lines.push(`| realistic, spamProbability only (no reasoning) | ${ip.realisticNoReasoning.calls} | ${f1(ip.realisticNoReasoning.medianUs)} | ${f1(ip.realisticNoReasoning.p99Us)} |`);
+  lines.push(`| 64 KiB body | ${ip.worst64k.calls} | ${f1(ip.worst64k.medianUs)} | ${f1(ip.worst64k.p99Us)} |`);
+  lines.push('');
+  lines.push('| start → /readyz 200 | ms |');
+  lines.push('|---|---:|');
+  lines.push(`| service, embedded (${r.ready.verifyMs.length} cold starts) | ${r.ready.verifyMs.map(f0).join(' / ')} |`);
+  if (r.ready.verifyRedisMs !== undefined) lines.push(`| service, Redis | ${f0(r.ready.verifyRedisMs)} |`);
+  lines.push(`| bare route | ${f0(r.ready.bareMs)} |`);
+  lines.push('');
+  lines.push('| RSS over N verify requests | requests | req/s | non-2xx | before MiB | after MiB | 2 s later MiB | growth MB | 2nd-half growth MB | MiB after each 10% |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const x of r.rss) {
+    lines.push(`| ${x.target} | ${x.requests.toLocaleString('en')} | ${f0(x.reqPerSec)} | ${x.non2xx + x.errors} | ${f1(x.beforeMiB)} | ${f1(x.afterMiB)} | ${f1(x.settledMiB)} | ${f1(x.growthMiB * 1.048576)} | ${f1(x.secondHalfGrowthMiB * 1.048576)} | ${x.checkpointsMiB.map(f0).join(' ')} |`);
+  }
+  if (r.targets !== undefined) {
+    lines.push('');
+    lines.push('| target (issue 5) | goal | this run | met |');
+    lines.push('|---|---|---|---|');
+    for (const t of r.targets) lines.push(`| ${t.name} | ${t.goal} | ${t.value} | ${t.met ? 'yes' : '**no**'} |`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}

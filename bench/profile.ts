@@ -1,0 +1,78 @@
+// Profiles the service under the bench's realistic load: `npx tsx bench/profile.ts [seconds] [--redis]`.
+// Starts `node --cpu-prof --import tsx service/server.ts`, loads it, stops it with SIGTERM (the profile is
+// written at exit) and prints self time by function and by file. Not part of `npm run bench`.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sha256Hex } from '../service/tenants/key.ts';
+import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
+import { load } from './lib/load.ts';
+import { freePort, startServer, stopServer } from './lib/processes.ts';
+
+interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+const seconds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10);
+const redis = process.argv.includes('--redis');
+const bare = process.argv.includes('--bare');
+const entryArg = process.argv.find((a) => a.startsWith('--entry='))?.slice('--entry='.length);
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-prof-'));
+const tenantsFile = path.join(tmp, 'tenants.json');
+writeFileSync(tenantsFile, JSON.stringify({ accounts: [{ id: 'bench', apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }], rateLimit: { max: 1e9, windowSeconds: 60 }, forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }] }] }));
+const port = await freePort();
+const prefix = `fgprof-${process.pid}`;
+const s = await startServer({
+  name: 'verify',
+  entry: entryArg ?? (bare ? 'bench/bare-server.ts' : 'service/server.ts'),
+  cwd: repoRoot,
+  env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), TENANTS_FILE: tenantsFile, ...(redis ? { REDIS_URL: 'redis://127.0.0.1:6379', BULLMQ_PREFIX: prefix, RATE_LIMIT_PREFIX: `${prefix}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') } : {}) },
+  port,
+  readyPath: entryArg === undefined ? '/readyz' : '/healthz',
+  stderrFile: path.join(tmp, 'stderr'),
+  nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${tmp}`],
+});
+const r = await load({ target: 'verify', url: s.url, bodies: realisticBodies(repoRoot), durationS: seconds });
+console.log(`${r.reqPerSec.toFixed(0)} req/s, p99 ${r.p99Ms} ms`);
+await stopServer(s);
+// The main thread's profile (thread id 0); tsx's loader thread writes another.
+const file = readdirSync(tmp).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
+if (file === undefined) throw new Error('no profile written');
+const prof = JSON.parse(readFileSync(path.join(tmp, file), 'utf8')) as Profile;
+const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+const self = new Map<number, number>();
+prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+const agg = (key: (n: Node) => string) => {
+  const m = new Map<string, number>();
+  for (const [id, t] of self) { const k = key(byId.get(id) as Node); m.set(k, (m.get(k) ?? 0) + t); }
+  return [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, t]) => `${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`).join('\n');
+};
+const short = (u: string) => u.replace(/^file:\/\//, '').replace(repoRoot + '/', '').replace(/.*node_modules\//, 'nm/');
+console.log('--- self time by function\n' + agg((n) => `${n.callFrame.functionName || '(anon)'} ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`));
+console.log('--- self time by file\n' + agg((n) => short(n.callFrame.url) || `(${n.callFrame.functionName})`));
+// Inclusive: each sample goes to the first category found walking from the leaf to the root.
+const parent = new Map<number, number>();
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const category = (id: number): string => {
+  const leaf = byId.get(id) as Node;
+  if (['(idle)', '(garbage collector)', '(program)'].includes(leaf.callFrame.functionName)) return leaf.callFrame.functionName;
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const u = short((byId.get(cur) as Node).callFrame.url);
+    if (u.startsWith('service/features/') || u.startsWith('service/classifier/')) return 'lead: features + classifier';
+  }
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const n = byId.get(cur) as Node;
+    const u = short(n.callFrame.url);
+    if (u.includes('pino') || u.includes('sonic-boom')) return 'pino logging';
+    if (u.includes('prom-client')) return 'prom-client metrics';
+    if (u.startsWith('service/')) return `service: ${u.split('/').slice(1, 3).join('/')}`;
+  }
+  return 'node + fastify + other';
+};
+const cats = new Map<string, number>();
+for (const [id, t] of self) cats.set(category(id), (cats.get(category(id)) ?? 0) + t);
+const perReqUs = (t: number) => t / (r.reqPerSec * seconds);
+console.log('--- inclusive by category (µs of CPU per request, % of samples)');
+for (const [k, t] of [...cats.entries()].sort((a, b) => b[1] - a[1])) console.log(`${perReqUs(t).toFixed(1).padStart(7)} µs ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+console.log(`profile: ${path.join(tmp, file)}`);

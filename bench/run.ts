@@ -1,0 +1,231 @@
+// npm run bench [-- --quick] [-- --no-redis]
+// Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
+// (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
+// the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
+import { execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { sha256Hex } from '../service/tenants/key.ts';
+import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
+import { measureInProcess } from './lib/in-process.ts';
+import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
+import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/processes.ts';
+import { renderMarkdown, targetsMet, type BenchReport } from './lib/report.ts';
+
+const argv = new Set(process.argv.slice(2));
+const quick = argv.has('--quick');
+const withRedis = !argv.has('--no-redis');
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const cfg = quick
+  ? { rounds: 2, durationS: 2, bigRounds: 1, bigDurationS: 2, warmS: 1, amount: 20_000, maxAmountS: 60, readyStarts: 1 }
+  : { rounds: 5, durationS: 5, bigRounds: 3, bigDurationS: 4, warmS: 2, amount: 1_000_000, maxAmountS: 240, readyStarts: 3 };
+// The 1M requests go in 10 chunks, RSS read after each: a plateau and a leak look different, one reading does not.
+const RSS_CHUNKS = 10;
+
+const repoRoot = path.resolve(import.meta.dirname, '..');
+const started = new Date();
+const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
+
+function machine() {
+  const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
+  const sh = (c: string) => execSync(c, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  const fastify = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
+  return {
+    nproc: Number(sh('nproc')),
+    cpu,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    fastify,
+    commit: sh('git rev-parse --short HEAD'),
+    dirty: sh('git status --porcelain --untracked-files=no -- service models package.json') !== '',
+  };
+}
+
+async function preflight(s: Started, bodies: readonly BenchBody[]): Promise<void> {
+  for (const b of bodies) {
+    const r = await fetch(s.url + '/v1/verify', { method: 'POST', headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN }, body: b.json });
+    const text = await r.text();
+    if (r.status !== 200) throw new Error(`${s.name}: ${b.id} (${b.bytes} B) answered ${r.status}: ${text.slice(0, 300)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const m = machine();
+  log(`${m.nproc} cores, ${m.cpu}, Node ${m.node}, Fastify ${m.fastify}, commit ${m.commit}${m.dirty ? ' (+uncommitted changes)' : ''}${quick ? ', QUICK run' : ''}`);
+  const realistic = realisticBodies(repoRoot);
+  const worst = worstCaseBody(repoRoot);
+  log(`bodies: ${realistic.length} realistic (${JSON.stringify(describeSet(realistic).bytes)} B), worst case ${worst.bytes} B`);
+
+  log('in-process featurize + infer (classifier.classify), no load running');
+  const inProcess = await measureInProcess(repoRoot, realistic, worst, quick);
+
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-bench-'));
+  const tenantsFile = path.join(tmp, 'tenants.json');
+  // A limit that never triggers: the limiter path (count + check) runs on every request, never rejects.
+  writeFileSync(
+    tenantsFile,
+    JSON.stringify({
+      accounts: [
+        {
+          id: 'bench',
+          apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
+          rateLimit: { max: 1_000_000_000, windowSeconds: 60, algorithm: 'sliding' },
+          forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
+        },
+      ],
+    }),
+  );
+  const runId = `fgbench-${process.pid}-${Date.now().toString(36)}`;
+  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+  const serviceEnv = (port: number, redis: boolean): NodeJS.ProcessEnv => ({
+    ...baseEnv,
+    PORT: String(port),
+    TENANTS_FILE: tenantsFile,
+    ...(redis
+      ? { REDIS_URL, BULLMQ_PREFIX: runId, RATE_LIMIT_PREFIX: `${runId}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') }
+      : {}),
+  });
+
+  let redisClient: Redis | undefined;
+  if (withRedis) {
+    redisClient = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await redisClient.connect();
+      await redisClient.ping();
+    } catch (err) {
+      log(`Redis at ${REDIS_URL} does not answer (${(err as Error).message}); skipping the Redis bench`);
+      redisClient.disconnect();
+      redisClient = undefined;
+    }
+  }
+
+  const servers: Started[] = [];
+  const report: Partial<BenchReport> = { quick, date: started.toISOString(), machine: m, config: { ...cfg, connections: CONNECTIONS } };
+  try {
+    const start = async (name: string, entry: string, env: NodeJS.ProcessEnv, port: number, readyPath: string) =>
+      startServer({ name, entry, cwd: repoRoot, env, port, readyPath, stderrFile: path.join(tmp, `${name}.stderr`) });
+
+    const barePort = await freePort();
+    const bare = await start('bare', 'bench/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
+    servers.push(bare);
+    // Start-to-ready of the service: spawn → /readyz 200 (model loaded), a few cold starts, the last one kept.
+    const readyMs: number[] = [];
+    let verify: Started | undefined;
+    for (let i = 0; i < cfg.readyStarts; i++) {
+      const port = await freePort();
+      const s = await start('verify', 'service/server.ts', serviceEnv(port, false), port, '/readyz');
+      readyMs.push(s.readyMs);
+      if (i < cfg.readyStarts - 1) await stopServer(s);
+      else verify = s;
+    }
+    if (verify === undefined) throw new Error('unreachable');
+    servers.push(verify);
+    let verifyRedis: Started | undefined;
+    if (redisClient !== undefined) {
+      const port = await freePort();
+      verifyRedis = await start('verify-redis', 'service/server.ts', serviceEnv(port, true), port, '/readyz');
+      servers.push(verifyRedis);
+    }
+    log(`ready: bare ${bare.readyMs.toFixed(0)} ms, verify ${readyMs.map((x) => x.toFixed(0)).join('/')} ms${verifyRedis ? `, verify-redis ${verifyRedis.readyMs.toFixed(0)} ms` : ''}`);
+    report.ready = { bareMs: bare.readyMs, verifyMs: readyMs, verifyMedianMs: median(readyMs), ...(verifyRedis ? { verifyRedisMs: verifyRedis.readyMs } : {}) };
+
+    for (const s of servers.slice(1)) await preflight(s, [...realistic, worst]);
+    const targets = servers;
+    for (const s of targets) await load({ target: s.name, url: s.url, bodies: realistic, durationS: cfg.warmS });
+
+    const runRounds = async (label: string, bodies: readonly BenchBody[], rounds: number, durationS: number) => {
+      const results: LoadResult[] = [];
+      for (let r = 0; r < rounds; r++) {
+        for (const s of targets) {
+          const res = await load({ target: s.name, url: s.url, bodies, durationS });
+          results.push(res);
+          log(`${label} round ${r + 1}/${rounds} ${s.name.padEnd(12)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${res.p50Ms} ms  p99 ${res.p99Ms} ms  non2xx ${res.non2xx} err ${res.errors}`);
+        }
+      }
+      return summarize(results, targets.map((t) => t.name));
+    };
+    report.realistic = await runRounds('realistic', realistic, cfg.rounds, cfg.durationS);
+    report.worst64k = await runRounds('64KiB', [worst], cfg.bigRounds, cfg.bigDurationS);
+
+    // RSS over 1,000,000 verify requests (realistic bodies), per service process, in chunks (bounded in time).
+    report.rss = [];
+    for (const s of targets.slice(1)) {
+      const before = rssMiB(s.pid);
+      log(`${s.name}: ${cfg.amount.toLocaleString('en')} requests, RSS before ${before.toFixed(1)} MiB`);
+      const checkpoints: number[] = [];
+      let requests = 0;
+      let non2xx = 0;
+      let errors = 0;
+      let seconds = 0;
+      const deadline = Date.now() + cfg.maxAmountS * 1000;
+      for (let c = 0; c < RSS_CHUNKS && Date.now() < deadline; c++) {
+        const res = await load({ target: s.name, url: s.url, bodies: realistic, amount: cfg.amount / RSS_CHUNKS, maxSeconds: Math.max(1, (deadline - Date.now()) / 1000) });
+        requests += res.requests;
+        non2xx += res.non2xx;
+        errors += res.errors + res.timeouts;
+        seconds += res.seconds;
+        checkpoints.push(rssMiB(s.pid));
+      }
+      const after = rssMiB(s.pid);
+      await new Promise((r) => setTimeout(r, 2000));
+      const settled = rssMiB(s.pid);
+      const half = checkpoints[Math.floor(checkpoints.length / 2) - 1] ?? before;
+      log(`${s.name}: ${requests} requests in ${seconds.toFixed(0)} s (${(requests / seconds).toFixed(0)} req/s, non2xx ${non2xx}), RSS after ${after.toFixed(1)} MiB, 2 s later ${settled.toFixed(1)} MiB; per 10%: ${checkpoints.map((x) => x.toFixed(0)).join(' ')}`);
+      report.rss.push({ target: s.name, requests, non2xx, errors, seconds, reqPerSec: requests / seconds, beforeMiB: before, afterMiB: after, settledMiB: settled, growthMiB: after - before, checkpointsMiB: checkpoints, secondHalfGrowthMiB: after - half });
+    }
+  } finally {
+    for (const s of servers.reverse()) await stopServer(s);
+    if (redisClient !== undefined) {
+      let deleted = 0;
+      for (const pattern of [`${runId}:*`, `${runId}*`]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redisClient.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          cursor = next;
+          if (keys.length > 0) deleted += await redisClient.unlink(...keys);
+        } while (cursor !== '0');
+      }
+      log(`Redis: deleted ${deleted} keys with prefix ${runId}`);
+      report.redisCleanup = { prefix: runId, deletedKeys: deleted };
+      await redisClient.quit();
+    }
+    rmSync(tmp, { recursive: true, force: true });
+  }
+
+  const full = { ...report, inProcess } as BenchReport;
+  const met = targetsMet(full);
+  full.targets = met;
+  const md = renderMarkdown(full);
+  process.stdout.write('\n' + md + '\n');
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}${quick ? '-quick' : ''}.json`);
+  writeFileSync(file, JSON.stringify(full, null, 2) + '\n');
+  log(`wrote ${path.relative(repoRoot, file)}`);
+  if (!quick) {
+    writeFileSync(path.join(repoRoot, 'docs', 'bench.md'), md);
+    log('wrote docs/bench.md');
+  }
+}
+
+function summarize(results: LoadResult[], names: string[]) {
+  const byTarget = Object.fromEntries(
+    names.map((n) => {
+      const rs = results.filter((r) => r.target === n);
+      return [n, { rounds: rs.map((r) => r.reqPerSec), reqPerSec: median(rs.map((r) => r.reqPerSec)), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors + r.timeouts, 0) }];
+    }),
+  );
+  // Ratio per round (each verify run against the bare run of the same round), then the median.
+  const rounds = results.filter((r) => r.target === 'bare').length;
+  const ratio = (n: string) => {
+    const b = results.filter((r) => r.target === 'bare');
+    const v = results.filter((r) => r.target === n);
+    return median(Array.from({ length: rounds }, (_, i) => (v[i] as LoadResult).reqPerSec / (b[i] as LoadResult).reqPerSec));
+  };
+  return { byTarget, ratios: Object.fromEntries(names.filter((n) => n !== 'bare').map((n) => [n, ratio(n)])) };
+}
+
+await main();
