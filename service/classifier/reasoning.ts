@@ -1,4 +1,4 @@
-import { describeStructure, KIND, surfaceOf, type Features } from '../features/index.ts';
+import { describeStructure, KIND, surfaceOf, type Features, type FieldRole } from '../features/index.ts';
 import type { Signal, Status } from './types.ts';
 
 const TOP_SLOTS = 16;
@@ -10,6 +10,18 @@ interface Group {
   items: Map<string, number>;
 }
 
+// Group ids: wording, links, email, one per field role, then one per structure fact (index into f.structure).
+const G_WORDING = 0;
+const G_LINKS = 1;
+const G_EMAIL = 2;
+const ROLE_GROUPS: readonly FieldRole[] = ['name', 'email', 'url', 'message', 'honeypot', 'other'];
+const G_ROLE = 3;
+const G_STRUCTURE = G_ROLE + ROLE_GROUPS.length;
+
+// Reused across calls: grouping ~2,000 features per submission must not allocate a key per feature.
+let net = new Float64Array(64);
+let firstSeen = new Int32Array(64);
+
 /**
  * The strongest signals behind a verdict, from each feature's actual contribution to this decision
  * (weight x value, in calibrated log-odds). Features are grouped the way a person reads them: wording,
@@ -17,15 +29,20 @@ interface Group {
  */
 export function explain(f: Features, contributions: Float64Array, status: Status): Signal[] {
   const sign = status === 'spam' ? 1 : -1;
-  const groups = new Map<string, Group>();
+  const groupCount = G_STRUCTURE + f.structure.length;
+  if (net.length < groupCount) {
+    net = new Float64Array(groupCount * 2);
+    firstSeen = new Int32Array(groupCount * 2);
+  }
+  net.fill(0, 0, groupCount);
+  firstSeen.fill(-1, 0, groupCount);
   const topSlot: number[] = [];
   const topVal: number[] = [];
   for (let s = 0; s < f.count; s++) {
     const c = contributions[s] as number;
-    const key = groupKey(f, s);
-    const g = groups.get(key);
-    if (g) g.net += c;
-    else groups.set(key, { net: c, items: new Map() });
+    const g = groupOf(f, s);
+    net[g] = (net[g] as number) + c;
+    if (firstSeen[g] === -1) firstSeen[g] = s;
     const directed = c * sign;
     if (directed <= 0) continue;
     if (topVal.length === TOP_SLOTS && directed <= (topVal[TOP_SLOTS - 1] as number)) continue;
@@ -43,28 +60,46 @@ export function explain(f: Features, contributions: Float64Array, status: Status
     topSlot[i] = s;
   }
   // Name only the strongest features: slicing text for every feature would cost more than the model.
+  const items = new Map<number, Map<string, number>>();
   for (const s of topSlot) {
-    const g = groups.get(groupKey(f, s)) as Group;
     const name = surfaceOf(f, s);
-    if (name) g.items.set(name, (g.items.get(name) ?? 0) + (contributions[s] as number) * sign);
+    if (!name) continue;
+    const g = groupOf(f, s);
+    let m = items.get(g);
+    if (m === undefined) items.set(g, (m = new Map()));
+    m.set(name, (m.get(name) ?? 0) + (contributions[s] as number) * sign);
   }
+  // Candidates in order of first occurrence, so equal contributions keep a stable order.
+  const candidates: number[] = [];
+  for (let g = 0; g < groupCount; g++) {
+    if (firstSeen[g] === -1 || (net[g] as number) * sign <= 0) continue;
+    if (g < G_STRUCTURE && !items.has(g)) continue;
+    candidates.push(g);
+  }
+  candidates.sort((a, b) => (firstSeen[a] as number) - (firstSeen[b] as number));
   const signals: Signal[] = [];
-  for (const [key, g] of groups) {
-    if (g.net * sign <= 0 || (g.items.size === 0 && !key.startsWith('s:'))) continue;
-    signals.push({ id: key, text: phrase(key, g, f, status), contribution: g.net });
+  for (const g of candidates) {
+    const group: Group = { net: net[g] as number, items: items.get(g) ?? new Map() };
+    signals.push({ id: groupId(f, g), text: phrase(g, group, f, status), contribution: group.net });
   }
   signals.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
   return signals.slice(0, MAX_SIGNALS);
 }
 
-function groupKey(f: Features, s: number): string {
+function groupOf(f: Features, s: number): number {
   switch (f.kinds[s]) {
-    case KIND.structure: return `s:${f.structure[f.starts[s] as number]}`;
-    case KIND.role: return `field:${f.roles[f.fields[s] as number]}`;
-    case KIND.domain: return 'links';
-    case KIND.emailDomain: return 'email';
-    default: return 'wording';
+    case KIND.structure: return G_STRUCTURE + (f.starts[s] as number);
+    case KIND.role: return G_ROLE + ROLE_GROUPS.indexOf(f.roles[f.fields[s] as number] as FieldRole);
+    case KIND.domain: return G_LINKS;
+    case KIND.emailDomain: return G_EMAIL;
+    default: return G_WORDING;
   }
+}
+
+function groupId(f: Features, g: number): string {
+  if (g >= G_STRUCTURE) return `s:${f.structure[g - G_STRUCTURE]}`;
+  if (g >= G_ROLE) return `field:${ROLE_GROUPS[g - G_ROLE]}`;
+  return g === G_LINKS ? 'links' : g === G_EMAIL ? 'email' : 'wording';
 }
 
 function quoted(g: Group): string {
@@ -75,13 +110,13 @@ function quoted(g: Group): string {
     .join(', ');
 }
 
-function phrase(key: string, g: Group, f: Features, status: Status): string {
-  if (key.startsWith('s:')) return describeStructure(key.slice(2), f.facts);
-  if (key === 'wording') return status === 'spam' ? `spam-typical wording (${quoted(g)})` : `wording typical of genuine messages (${quoted(g)})`;
-  if (key === 'links') return status === 'spam' ? `links to ${quoted(g)}` : `links to ${quoted(g)}, which genuine senders use`;
-  if (key === 'email') return `an email address at ${quoted(g)}`;
-  const role = key.slice('field:'.length);
-  return `${quoted(g)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
+function phrase(g: number, group: Group, f: Features, status: Status): string {
+  if (g >= G_STRUCTURE) return describeStructure(f.structure[g - G_STRUCTURE] as string, f.facts);
+  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${quoted(group)})` : `wording typical of genuine messages (${quoted(group)})`;
+  if (g === G_LINKS) return status === 'spam' ? `links to ${quoted(group)}` : `links to ${quoted(group)}, which genuine senders use`;
+  if (g === G_EMAIL) return `an email address at ${quoted(group)}`;
+  const role = ROLE_GROUPS[g - G_ROLE];
+  return `${quoted(group)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
 }
 
 /** "Likely spam (0.97): 3 links in the message, ..., and a link in the name field." */

@@ -60,7 +60,13 @@ export class FeatureExtractor {
   readonly version: string;
   readonly dimension: number;
   private readonly shift: number;
-  private readonly scratch: Float32Array;
+  // Counts per feature live in a small open-addressing table (feature index + 1 -> slot) that stays in
+  // cache; a dimension-sized scratch array was touched at random and evicted the model's weights.
+  private tableKeys = new Int32Array(4096);
+  private tableSlots = new Int32Array(4096);
+  private tableShift = 32 - 12;
+  private posOfSlot: Int32Array;
+  private readonly norms = new Float64Array(GROUP_COUNT);
   private readonly indices: Int32Array;
   private readonly values: Float32Array;
   private readonly kinds: Uint8Array;
@@ -79,7 +85,7 @@ export class FeatureExtractor {
     this.dimension = 1 << settings.hashBits;
     this.shift = 32 - settings.hashBits;
     const d = this.dimension;
-    this.scratch = new Float32Array(d);
+    this.posOfSlot = new Int32Array(d);
     this.indices = new Int32Array(d);
     this.values = new Float32Array(d);
     this.kinds = new Uint8Array(d);
@@ -145,36 +151,67 @@ export class FeatureExtractor {
 
   private add(h: number, kind: number, field: number, start: number, end: number, binary = false): void {
     const idx = h >>> this.shift;
-    const prev = this.scratch[idx] as number;
-    if (prev === 0) {
-      const slot = this.count++;
-      this.indices[slot] = idx;
-      this.kinds[slot] = kind;
-      this.fieldsOf[slot] = field;
-      this.starts[slot] = start;
-      this.ends[slot] = end;
-      this.scratch[idx] = 1;
-    } else if (!binary) {
-      this.scratch[idx] = prev + 1;
+    const keys = this.tableKeys;
+    const mask = keys.length - 1;
+    let pos = Math.imul(idx, 0x9e3779b1) >>> this.tableShift;
+    for (;;) {
+      const k = keys[pos] as number;
+      if (k === idx + 1) {
+        if (!binary) {
+          const slot = this.tableSlots[pos] as number;
+          this.values[slot] = (this.values[slot] as number) + 1;
+        }
+        return;
+      }
+      if (k === 0) break;
+      pos = (pos + 1) & mask;
+    }
+    const slot = this.count++;
+    keys[pos] = idx + 1;
+    this.tableSlots[pos] = slot;
+    this.posOfSlot[slot] = pos;
+    this.indices[slot] = idx;
+    this.values[slot] = 1;
+    this.kinds[slot] = kind;
+    this.fieldsOf[slot] = field;
+    this.starts[slot] = start;
+    this.ends[slot] = end;
+    if (this.count * 2 > keys.length) this.growTable();
+  }
+
+  // Keeps the load factor under 1/2: a long submission doubles the table once or twice, then it stays.
+  private growTable(): void {
+    const size = this.tableKeys.length * 2;
+    this.tableKeys = new Int32Array(size);
+    this.tableSlots = new Int32Array(size);
+    this.tableShift--;
+    const mask = size - 1;
+    for (let slot = 0; slot < this.count; slot++) {
+      const idx = this.indices[slot] as number;
+      let pos = Math.imul(idx, 0x9e3779b1) >>> this.tableShift;
+      while (this.tableKeys[pos] !== 0) pos = (pos + 1) & mask;
+      this.tableKeys[pos] = idx + 1;
+      this.tableSlots[pos] = slot;
+      this.posOfSlot[slot] = pos;
     }
   }
 
   // Counts become 1 + ln(count), then each group is scaled to unit length so long texts do not dominate.
   private finish(): void {
-    const norms = new Float64Array(GROUP_COUNT);
+    const norms = this.norms;
+    norms.fill(0);
     for (let s = 0; s < this.count; s++) {
-      const idx = this.indices[s] as number;
-      let v = this.scratch[idx] as number;
-      this.scratch[idx] = 0;
-      const g = GROUP_OF_KIND[this.kinds[s] as number] ?? 0;
-      if (g === 0) v = 1;
-      else v = 1 + Math.log(v);
+      this.tableKeys[this.posOfSlot[s] as number] = 0;
+      const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
+      const count = this.values[s] as number;
+      // Most features occur once, and 1 + ln(1) is exactly 1: skip the logarithm for them.
+      const v = g === 0 || count === 1 ? 1 : 1 + Math.log(count);
       this.values[s] = v;
       norms[g] = (norms[g] as number) + v * v;
     }
     for (let g = 1; g < GROUP_COUNT; g++) norms[g] = norms[g]! > 0 ? 1 / Math.sqrt(norms[g]!) : 0;
     for (let s = 0; s < this.count; s++) {
-      const g = GROUP_OF_KIND[this.kinds[s] as number] ?? 0;
+      const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
       if (g !== 0) this.values[s] = (this.values[s] as number) * (norms[g] as number);
     }
   }
@@ -188,9 +225,14 @@ export class FeatureExtractor {
     if (role === 'message') f.messageChars += n;
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0x20;
+    // Counters live in locals for the loop and are written back once: property stores per character cost more.
+    let digits = 0, letters = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0;
+    let maxRepeat = f.maxRepeat;
+    // The virtual space before the text is the first character of every window.
+    let g1 = hashStep(NS_CHAR, 0x20);
+    let g2 = g1, g3 = g1, g4 = g1, g5 = g1;
     let p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0;
-    // The virtual space before the text (a4 above) counts as seen; one after it closes the last word.
+    // The virtual space before the text counts as seen; one after it closes the last word.
     let seen = 1;
     let lastWasSpace = true;
     let run = 0;
@@ -200,21 +242,20 @@ export class FeatureExtractor {
       const c = i < n ? lower.charCodeAt(i) : 0x20;
       const cls = i < n ? (CHAR_CLASS[c] as number) : SEP;
       if (i < n && textual) {
-        const oc = text.charCodeAt(i);
         if (cls === WORD || cls === NOSPACE) {
-          if (c >= 0x30 && c <= 0x39) f.digits++;
+          if (c >= 0x30 && c <= 0x39) digits++;
           else {
-            f.letters++;
-            if (sameLength && oc !== c) f.upper++;
-            f.scripts |= c < 0x80 ? 1 : scriptBit(c);
+            letters++;
+            if (sameLength && text.charCodeAt(i) !== c) upper++;
+            scripts |= c < 0x80 ? 1 : scriptBit(c);
           }
         } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
-          f.symbols++;
+          symbols++;
         }
         run = c === prev ? run + 1 : 1;
-        if (run > f.maxRepeat && c !== 0x20) f.maxRepeat = run;
+        if (run > maxRepeat && c !== 0x20) maxRepeat = run;
         prev = c;
-        if ((c === 0x3c || c === 0x5b || c === 0x5d) && isMarkupLink(lower, i)) f.markupLinks++;
+        if ((c === 0x3c || c === 0x5b || c === 0x5d) && isMarkupLink(lower, i)) markupLinks++;
       }
       // Host-name characters: a-z, 0-9, '.', '-'. A run ending is checked for a link or an email.
       const isHost = i < n && ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d);
@@ -234,25 +275,29 @@ export class FeatureExtractor {
         code = c >= 0x30 && c <= 0x39 ? 0x30 : c;
         lastWasSpace = false;
       }
-      // A sliding window of the last five characters in locals: no array shifting per character.
-      a0 = a1; a1 = a2; a2 = a3; a3 = a4; a4 = code;
+      // The hash of the last k characters extends the hash of the last k-1 (FNV is a left fold), so every
+      // n-gram size costs one multiply per character; p0..p4 remember where those characters were.
+      g5 = hashStep(g4, code); g4 = hashStep(g3, code); g3 = hashStep(g2, code); g2 = hashStep(g1, code); g1 = hashStep(NS_CHAR, code);
       p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = i;
       seen++;
-      const h1 = hashStep(NS_CHAR, a4);
-      const h2 = hashStep(hashStep(NS_CHAR, a3), a4);
-      for (let s = 0; s < sizes.length; s++) {
-        const size = sizes[s] as number;
+      // Same order as the settings list: the slot order of features is part of what reasoning reads.
+      for (let k = 0; k < sizes.length; k++) {
+        const size = sizes[k] as number;
         if (seen < size) continue;
-        let h: number;
-        let from: number;
-        if (size === 1) { h = h1; from = p4; }
-        else if (size === 2) { h = h2; from = p3; }
-        else if (size === 3) { h = hashStep(hashStep(hashStep(NS_CHAR, a2), a3), a4); from = p2; }
-        else if (size === 4) { h = hashStep(hashStep(hashStep(hashStep(NS_CHAR, a1), a2), a3), a4); from = p1; }
-        else { h = hashStep(hashStep(hashStep(hashStep(hashStep(NS_CHAR, a0), a1), a2), a3), a4); from = p0; }
-        this.add(h, KIND.char, fi, from, i + 1);
+        if (size === 3) this.add(g3, KIND.char, fi, p2, i + 1);
+        else if (size === 4) this.add(g4, KIND.char, fi, p1, i + 1);
+        else if (size === 1) this.add(g1, KIND.char, fi, p4, i + 1);
+        else if (size === 2) this.add(g2, KIND.char, fi, p3, i + 1);
+        else this.add(g5, KIND.char, fi, p0, i + 1);
       }
     }
+    f.digits += digits;
+    f.letters += letters;
+    f.upper += upper;
+    f.symbols += symbols;
+    f.scripts |= scripts;
+    f.markupLinks += markupLinks;
+    f.maxRepeat = maxRepeat;
   }
 
   private hostRun(lower: string, start: number, end: number, fi: number, role: FieldRole): void {

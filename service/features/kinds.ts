@@ -11,15 +11,14 @@ export const KIND = {
 } as const;
 export type Kind = (typeof KIND)[keyof typeof KIND];
 
-/** 0 = binary indicator; other groups are log-scaled counts, L2-normalized per group. */
-export const GROUP_OF_KIND: Readonly<Record<number, number>> = {
-  [KIND.word]: 1,
-  [KIND.bigram]: 1,
-  [KIND.symbol]: 1,
-  [KIND.char]: 2,
-  [KIND.role]: 3,
-  [KIND.structure]: 0,
-  [KIND.domain]: 0,
-  [KIND.emailDomain]: 0,
-};
+/** 0 = binary indicator; other groups are log-scaled counts, L2-normalized per group. Indexed by kind. */
+export const GROUP_OF_KIND: Readonly<Uint8Array> = (() => {
+  const g = new Uint8Array(16);
+  g[KIND.word] = 1;
+  g[KIND.bigram] = 1;
+  g[KIND.symbol] = 1;
+  g[KIND.char] = 2;
+  g[KIND.role] = 3;
+  return g;
+})();
 export const GROUP_COUNT = 4;
