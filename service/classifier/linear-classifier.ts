@@ -33,12 +33,10 @@ export class LinearClassifier implements Classifier {
   classify(fields: FormFields): Verdict {
     const f = this.extractor.extract(fields);
     const { a, b } = this.manifest.calibration;
-    const spamProbability = sigmoid(a * this.scorer.logit(f) + b);
+    // Contributions in calibrated log-odds, so they add up to what the caller's confidence reflects.
+    const spamProbability = sigmoid(a * this.scorer.logitWithContributions(f, this.contributions, a) + b);
     const status = spamProbability >= this.manifest.threshold ? 'spam' : 'legitimate';
     const confidence = status === 'spam' ? spamProbability : 1 - spamProbability;
-    this.scorer.contributions(f, this.contributions);
-    // In calibrated log-odds, so contributions add up to what the caller's confidence reflects.
-    for (let i = 0; i < f.count; i++) this.contributions[i] = (this.contributions[i] as number) * a;
     const signals = explain(f, this.contributions, status);
     return {
       status,

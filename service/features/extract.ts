@@ -123,6 +123,7 @@ export class FeatureExtractor {
       this.scanChars(text, lower, fi, field.role);
       this.scanTokens(lower, fi, field.role);
     }
+    this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
     const structure = this.settings.structure ? structureIds(this.facts) : [];
     for (let s = 0; s < structure.length; s++) {
       this.add(hashString(structure[s] as string, NS_STRUCT), KIND.structure, STRUCTURE_FIELD, s, s, true);
@@ -256,6 +257,7 @@ export class FeatureExtractor {
         if (run > maxRepeat && c !== 0x20) maxRepeat = run;
         prev = c;
         if ((c === 0x3c || c === 0x5b || c === 0x5d) && isMarkupLink(lower, i)) markupLinks++;
+        if (c === 0x7b && !f.template && isTemplate(lower, i)) f.template = true;
       }
       // Host-name characters: a-z, 0-9, '.', '-'. A run ending is checked for a link or an email.
       const isHost = i < n && ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d);
@@ -420,8 +422,10 @@ export class FeatureExtractor {
     let letters = 0;
     let cons = 0;
     let maxCons = 0;
+    let digits = 0;
     for (let i = 0; i < token.length; i++) {
       const c = token.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) digits++;
       if (c < 0x61 || c > 0x7a) {
         cons = 0;
         continue;
@@ -432,10 +436,11 @@ export class FeatureExtractor {
         cons = 0;
       } else if (++cons > maxCons) maxCons = cons;
     }
-    if (letters < 6) return;
+    // Order numbers and tracking codes mix letters and digits; they are not gibberish.
+    if (letters < 6 || digits >= 2) return;
     const f = this.facts;
     f.longLatinWords++;
-    if (maxCons >= 6 || vowels * 6 < letters) {
+    if (maxCons >= 6 || vowels * 6 < letters || keyboardWalk(token, LATIN_KEYS)) {
       f.gibberishWords++;
       if (f.gibberishExamples.length < 3) f.gibberishExamples.push(token);
     }
@@ -449,6 +454,11 @@ export class FeatureExtractor {
     }
     // Latin mixed with Cyrillic or Greek inside one word is the look-alike trick (pаypal with a Cyrillic а).
     if (mask & 1 && mask & 0b110) this.facts.mixedScriptWords++;
+    // A Cyrillic word typed along a keyboard row (фывапролд) is a mash, not a word.
+    if (mask === 0b10 && token.length >= 6 && keyboardWalk(token, CYRILLIC_KEYS)) {
+      this.facts.gibberishWords++;
+      if (this.facts.gibberishExamples.length < 3) this.facts.gibberishExamples.push(token);
+    }
   }
 }
 
@@ -463,4 +473,61 @@ function isMarkupLink(lower: string, i: number): boolean {
   if (c === 0x3c) return lower.startsWith('<a ', i) || lower.startsWith('<a\n', i);
   if (c === 0x5b) return lower.startsWith('[url', i) || lower.startsWith('[link', i);
   return lower.startsWith('](http', i);
+}
+
+// Keyboard rows (QWERTY and ЙЦУКЕН), as row * 16 + column per letter.
+const LATIN_KEYS = keyTable(['qwertyuiop', 'asdfghjkl', 'zxcvbnm']);
+const CYRILLIC_KEYS = keyTable(['йцукенгшщзхъ', 'фывапролджэ', 'ячсмитьбю']);
+
+function keyTable(rows: readonly string[]): Map<number, number> {
+  const m = new Map<number, number>();
+  rows.forEach((row, r) => {
+    for (let i = 0; i < row.length; i++) m.set(row.charCodeAt(i), r * 16 + i);
+  });
+  return m;
+}
+
+/** A word typed by running a finger along a row (asdasd, kjhsdf, фывапролд): most letter pairs are neighbour keys. */
+function keyboardWalk(token: string, keys: Map<number, number>): boolean {
+  let pairs = 0;
+  let neighbours = 0;
+  let prev = -1;
+  for (let i = 0; i < token.length; i++) {
+    const k = keys.get(token.charCodeAt(i));
+    if (k === undefined) return false;
+    if (prev !== -1) {
+      pairs++;
+      if (Math.abs(k - prev) === 1) neighbours++;
+    }
+    prev = k;
+  }
+  return pairs >= 5 && neighbours * 5 >= pairs * 4;
+}
+
+// `{$FIRSTNAME}` placeholders and `{Hello|Hi|Hey}` spintax: text a bot sent before filling in its template.
+function isTemplate(lower: string, i: number): boolean {
+  const end = Math.min(lower.length, i + 60);
+  if (lower.charCodeAt(i + 1) === 0x24) return lower.indexOf('}', i) > i + 2;
+  for (let j = i + 1; j < end; j++) {
+    const c = lower.charCodeAt(j);
+    if (c === 0x7c) return j > i + 1;
+    if (c === 0x7d || c === 0x7b || c === 0x0a || c === 0x22 || c === 0x3a) return false;
+  }
+  return false;
+}
+
+/** Two name or message fields with the same text of 3+ characters (name = subject = message). */
+function hasRepeatedText(flat: readonly FieldText[], texts: readonly string[]): boolean {
+  for (let a = 0; a < flat.length; a++) {
+    const ta = (texts[a] ?? '').trim();
+    if (ta.length < 3 || !isPersonText((flat[a] as FieldText).role)) continue;
+    for (let b = a + 1; b < flat.length; b++) {
+      if (isPersonText((flat[b] as FieldText).role) && (texts[b] ?? '').trim() === ta) return true;
+    }
+  }
+  return false;
+}
+
+function isPersonText(role: FieldRole): boolean {
+  return role === 'name' || role === 'message';
 }

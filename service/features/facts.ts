@@ -20,6 +20,10 @@ export interface Facts {
   gibberishExamples: string[];
   mixedScriptWords: number;
   spacedLetters: boolean;
+  /** Two or more text fields with the same text (bots fill every field alike). */
+  repeatedFieldText: boolean;
+  /** Unfilled mail-merge placeholders or spintax: `{$FIRSTNAME}`, `{Hello|Hi}`. */
+  template: boolean;
   honeypot: 'none' | 'empty' | 'filled';
   disposableDomain: string | null;
   shortener: string | null;
@@ -30,7 +34,7 @@ export function emptyFacts(): Facts {
   return {
     fields: 0, messageChars: 0, letters: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
     links: 0, linkHosts: [], markupLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
-    longLatinWords: 0, gibberishWords: 0, gibberishExamples: [], mixedScriptWords: 0, spacedLetters: false,
+    longLatinWords: 0, gibberishWords: 0, gibberishExamples: [], mixedScriptWords: 0, spacedLetters: false, repeatedFieldText: false, template: false,
     honeypot: 'none', disposableDomain: null, shortener: null, truncated: false,
   };
 }

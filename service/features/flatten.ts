@@ -22,7 +22,7 @@ export function flattenFields(fields: FormFields, out: FieldText[] = []): FieldT
   return out;
 }
 
-function walk(value: unknown, key: string, depth: number, out: FieldText[]): void {
+function walk(value: unknown, key: string, depth: number, out: FieldText[], inArray = false): void {
   if (out.length >= MAX_FIELDS) return;
   if (value === null || value === undefined) return;
   if (typeof value === 'string') {
@@ -35,10 +35,32 @@ function walk(value: unknown, key: string, depth: number, out: FieldText[]): voi
   }
   if (depth >= MAX_DEPTH || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const item of value) walk(item, key, depth + 1, out);
+    for (const item of value) walk(item, key, depth + 1, out, true);
+    return;
+  }
+  const pair = inArray ? namedValue(value as Record<string, unknown>) : undefined;
+  if (pair !== undefined) {
+    walk(pair.value, pair.name, depth + 1, out);
     return;
   }
   for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], k, depth + 1, out);
+}
+
+const NAME_KEYS = ['name', 'field', 'key', 'label'] as const;
+
+/**
+ * `[{name: "email", value: "..."}, ...]`: how jQuery's serializeArray, HubSpot and many form builders send fields.
+ * The name names the value, so the value takes its role from it (not "name" the person's name).
+ */
+function namedValue(o: Record<string, unknown>): { name: string; value: unknown } | undefined {
+  if (!('value' in o)) return undefined;
+  const keys = Object.keys(o);
+  if (keys.length > 4) return undefined;
+  for (const k of NAME_KEYS) {
+    const name = o[k];
+    if (typeof name === 'string' && name.length > 0 && name.length <= 64 && !/\s/.test(name)) return { name, value: o.value };
+  }
+  return undefined;
 }
 
 // Zero-width characters, soft hyphens and BOMs hide words from filters; NFKC folds look-alike forms.

@@ -1,10 +1,10 @@
 /** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
 export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
 
-const HONEYPOT = /(^_?gotcha$|honey|^hp[_-]|[_-]hp$|_hp_|trap|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
+const HONEYPOT = /(^_?gotcha$|honey|^hp$|^hp[_-]|[_-]hp$|_hp_|trap|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
 const EMAIL = /(^|[^a-z])e?-?mail|courriel|correo/;
 const URL = /(^|[^a-z])(url|website|web|site|homepage|home[_-]?page|link|linkedin|portfolio)([^a-z]|$)/;
-const NAME = /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|surname|nom|nombre|vorname|nachname)([^a-z]|$)|name$/;
+const NAME = /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|surname|nom|nombre|vorname|nachname)([^a-z]|$)|name$|^(first|last|middle)$/;
 const MESSAGE = /(message|msg|comment|body|text|content|enquiry|inquiry|question|detail|description|note|request|subject|cover|letter|about|remark|feedback|answer|reason|nachricht|mensaje|mensagem|sujet|betreff|^a$)/;
 const NOT_NAME = /(user|company|business|file|domain|room|host|form|org|product|event|page)[_-]?name/;
 
@@ -12,7 +12,7 @@ const NOT_NAME = /(user|company|business|file|domain|room|host|form|org|product|
 const BOOKKEEPING = /^(_wpcf7|_wpnonce|_token|csrf|g-recaptcha|h-captcha|cf-turnstile|gform_|is_submit|form_id|formid|state_\d)/;
 
 export function roleOf(key: string, value: string): FieldRole {
-  const k = key.toLowerCase();
+  const k = bracketLeaf(key.toLowerCase());
   if (HONEYPOT.test(k)) return 'honeypot';
   if (BOOKKEEPING.test(k)) return 'other';
   if (EMAIL.test(k)) return 'email';
@@ -29,4 +29,16 @@ function roleFromValue(value: string): FieldRole {
   if (/^(https?:\/\/|www\.)\S+$/i.test(v)) return 'url';
   if (v.length >= 40 && v.includes(' ')) return 'message';
   return 'other';
+}
+
+// PHP-style names (`form_fields[email]`, `contact[body]`, Drupal's `message[0][value]`): the last segment that
+// names something says what the field is; indexes and `value` say nothing.
+function bracketLeaf(k: string): string {
+  if (!k.endsWith(']')) return k;
+  const parts = k.split('[');
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = (parts[i] as string).replace(/\]$/, '');
+    if (part !== '' && part !== 'value' && !/^\d+$/.test(part)) return part;
+  }
+  return k;
 }

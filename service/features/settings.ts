@@ -19,9 +19,9 @@ export interface FeatureSettings {
 }
 
 export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
-  revision: 1,
+  revision: 2,
   hashBits: 18,
-  charNgramSizes: Object.freeze([3, 4]),
+  charNgramSizes: Object.freeze([4]),
   wordBigrams: true,
   charNgrams: true,
   roleTokens: true,

@@ -29,6 +29,8 @@ export function structureIds(f: Facts): string[] {
   if (f.disposableDomain) ids.push('disposable-email');
   if (f.shortener) ids.push('shortener');
   if (f.spacedLetters) ids.push('spaced-letters');
+  if (f.repeatedFieldText) ids.push('repeated-field-text');
+  if (f.template) ids.push('template');
   ids.push(`length=${bucket(f.messageChars, [0, 19, 79, 299, 999, 2999], ['0', '1-19', '20-79', '80-299', '300-999', '1000-2999', '3000+'])}`);
   return ids;
 }
@@ -68,6 +70,8 @@ export function describeStructure(id: string, f: Facts): string {
     case 'disposable-email': return `a disposable email address (${f.disposableDomain ?? ''})`;
     case 'shortener': return `a shortened link (${f.shortener ?? ''})`;
     case 'spaced-letters': return 'words spelled out with spaces between the letters';
+    case 'repeated-field-text': return 'the same text in several fields';
+    case 'template': return 'an unfilled template ({$NAME} placeholders or {a|b} spintax)';
     default: return id;
   }
 }

@@ -72,6 +72,39 @@ describe('feature extraction', () => {
     expect(f.structure).toContain('link-in-name');
   });
 
+  it('reads [{name, value}] field lists (HubSpot, serializeArray) and PHP-style bracketed names by what they name', () => {
+    const listed = extractor.extract({ fields: [{ name: 'firstname', value: 'Anna' }, { name: 'email', value: 'anna@web.de' }, { name: 'message', value: 'Hallo, ist der Tisch frei?' }] });
+    expect(listed.roles).toEqual(['name', 'email', 'message']);
+    // Outside a list, {name, value} is two fields of its own: a person called Ada and a value.
+    expect(extractor.extract({ name: 'Ada', value: '5000' }).roles).toEqual(['name', 'other']);
+    const bracketed = extractor.extract({
+      'wpforms[fields][0][first]': 'Ann',
+      'form_fields[email]': 'ann@mail.com',
+      'message[0][value]': 'Do you deliver on Sundays?',
+      'wpforms[hp]': 'http://spam.top',
+    });
+    expect(bracketed.roles).toEqual(['name', 'email', 'message', 'honeypot']);
+    expect(bracketed.structure).toContain('honeypot-filled');
+  });
+
+  it('flags keyboard mashes as gibberish, and not real words in any language or order codes', () => {
+    for (const mash of ['asdasd qweqwe', 'kjhsdf sdfsdf', 'фывапролдж']) {
+      expect(extractor.extract({ message: mash }).structure.some((s) => s.startsWith('gibberish='))).toBe(true);
+    }
+    const words = 'property report pretty sapere Deutschland typewriter proprietor проверка Павлова order r7tkq2mxw9lp4nbe8';
+    expect(extractor.extract({ message: words }).structure.some((s) => s.startsWith('gibberish='))).toBe(false);
+  });
+
+  it('sees the same text in several fields and unfilled templates, which people do not send', () => {
+    const bot = extractor.extract({ 'your-name': 'cwvbwe', 'your-subject': 'cwvbwe', 'your-message': 'cwvbwe', 'your-email': 'cwvbwe@x.ru' });
+    expect(bot.structure).toContain('repeated-field-text');
+    // Typeform repeats its bookkeeping ("type": "text") in every answer: that is not a person repeating text.
+    const typeform = extractor.extract({ answers: [{ type: 'text', text: 'Ann Lee' }, { type: 'text', text: 'Can I bring my dog?' }] });
+    expect(typeform.structure).not.toContain('repeated-field-text');
+    expect(extractor.extract({ message: '{Hello|Hi|Hey} {$FIRSTNAME}, check this {great|amazing} offer' }).structure).toContain('template');
+    expect(extractor.extract({ message: 'Our budget is {roughly} 5k; see the brief: a | b' }).structure).not.toContain('template');
+  });
+
   it('bounds the work per submission: text past maxChars is not featurized', () => {
     const f = extractor.extract({ message: 'a'.repeat(DEFAULT_FEATURE_SETTINGS.maxChars + 5000) });
     expect(f.facts.truncated).toBe(true);
