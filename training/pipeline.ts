@@ -33,8 +33,8 @@ export interface TrainingOptions {
   readonly progress?: (done: number, total: number, phase: string) => void;
 }
 
-/** Source weights: the hand-written form set is the target domain, so it counts more than SMS or comments. */
-export const DEFAULT_SOURCE_WEIGHTS: Readonly<Record<string, number>> = { forms: 3 };
+/** Source weights: forms are the target domain; 6 beat 3 and 10 on validation (forms F1/AUC without costing the public sets). */
+export const DEFAULT_SOURCE_WEIGHTS: Readonly<Record<string, number>> = { forms: 6 };
 
 export interface TrainingResult {
   readonly manifest: Manifest;
