@@ -7,7 +7,7 @@ import { GROUP_COUNT, GROUP_OF_KIND, KIND } from './kinds.ts';
 import { DISPOSABLE_EMAIL_DOMAINS, LINK_TLDS, URL_SHORTENERS } from './lists.ts';
 import type { FieldRole } from './roles.ts';
 import { featureVersion, type FeatureSettings } from './settings.ts';
-import { isStopword, stem } from './stem.ts';
+import { hashCodes, tokenInfo } from './token-info.ts';
 import { structureIds } from './structure.ts';
 
 const NS_WORD = hashString('w|');
@@ -355,7 +355,7 @@ export class FeatureExtractor {
     const kind = tagged ? KIND.role : KIND.word;
     const bigrams = !tagged && this.settings.wordBigrams;
     const f = this.facts;
-    let prevStem: string | null = null;
+    let prevStem: Uint16Array | null = null;
     let prevStop = false;
     let prevStart = 0;
     let singleLetters = 0;
@@ -381,18 +381,21 @@ export class FeatureExtractor {
         singleLetters = len === 1 && !(c >= 0x30 && c <= 0x39) ? singleLetters + 1 : 0;
         if (singleLetters >= 4) f.spacedLetters = true;
         const raw = len > this.settings.maxTokenLength ? LONG_TOKEN : lower.slice(start, i);
-        if (nonAscii) this.checkMixedScript(raw);
-        else if (len >= 6 && role !== 'email' && role !== 'url') this.checkGibberish(raw);
-        const s = stem(raw);
-        const h = hashFolded(s, ns);
-        this.add(h, kind, fi, start, i);
+        const info = tokenInfo(raw);
+        if (nonAscii) {
+          if (info.mixedScript) f.mixedScriptWords++;
+          if (info.cyrillicMash) this.gibberish(raw);
+        } else if (len >= 6 && role !== 'email' && role !== 'url' && info.longLatin) {
+          f.longLatinWords++;
+          if (info.gibberish) this.gibberish(raw);
+        }
+        this.add(hashCodes(info.codes, ns), kind, fi, start, i);
         if (bigrams) {
-          const stop = isStopword(raw);
-          if (prevStem !== null && !(stop && prevStop)) {
-            this.add(hashFolded(s, hashStep(hashFolded(prevStem, NS_BIGRAM), 0x20)), KIND.bigram, fi, prevStart, i);
+          if (prevStem !== null && !(info.stop && prevStop)) {
+            this.add(hashCodes(info.codes, hashStep(hashCodes(prevStem, NS_BIGRAM), 0x20)), KIND.bigram, fi, prevStart, i);
           }
-          prevStem = s;
-          prevStop = stop;
+          prevStem = info.codes;
+          prevStop = info.stop;
           prevStart = start;
         }
       } else if (cls === NOSPACE) {
@@ -417,54 +420,12 @@ export class FeatureExtractor {
     }
   }
 
-  private checkGibberish(token: string): void {
-    let vowels = 0;
-    let letters = 0;
-    let cons = 0;
-    let maxCons = 0;
-    let digits = 0;
-    for (let i = 0; i < token.length; i++) {
-      const c = token.charCodeAt(i);
-      if (c >= 0x30 && c <= 0x39) digits++;
-      if (c < 0x61 || c > 0x7a) {
-        cons = 0;
-        continue;
-      }
-      letters++;
-      if (c === 0x61 || c === 0x65 || c === 0x69 || c === 0x6f || c === 0x75 || c === 0x79) {
-        vowels++;
-        cons = 0;
-      } else if (++cons > maxCons) maxCons = cons;
-    }
-    // Order numbers and tracking codes mix letters and digits; they are not gibberish.
-    if (letters < 6 || digits >= 2) return;
-    const f = this.facts;
-    f.longLatinWords++;
-    if (maxCons >= 6 || vowels * 6 < letters || keyboardWalk(token, LATIN_KEYS)) {
-      f.gibberishWords++;
-      if (f.gibberishExamples.length < 3) f.gibberishExamples.push(token);
-    }
-  }
-
-  private checkMixedScript(token: string): void {
-    let mask = 0;
-    for (let i = 0; i < token.length; i++) {
-      const c = token.charCodeAt(i);
-      if (CHAR_CLASS[c] === WORD && !(c >= 0x30 && c <= 0x39)) mask |= c < 0x80 ? 1 : scriptBit(c);
-    }
-    // Latin mixed with Cyrillic or Greek inside one word is the look-alike trick (pаypal with a Cyrillic а).
-    if (mask & 1 && mask & 0b110) this.facts.mixedScriptWords++;
-    // A Cyrillic word typed along a keyboard row (фывапролд) is a mash, not a word.
-    if (mask === 0b10 && token.length >= 6 && keyboardWalk(token, CYRILLIC_KEYS)) {
-      this.facts.gibberishWords++;
-      if (this.facts.gibberishExamples.length < 3) this.facts.gibberishExamples.push(token);
-    }
+  private gibberish(token: string): void {
+    this.facts.gibberishWords++;
+    if (this.facts.gibberishExamples.length < 3) this.facts.gibberishExamples.push(token);
   }
 }
 
-function hashFolded(s: string, h: number): number {
-  return hashRange(s, 0, s.length, h);
-}
 
 
 // `<a href`, `[url=`, `[link=` and markdown `](http` are how link-dropping bots format links.
@@ -473,35 +434,6 @@ function isMarkupLink(lower: string, i: number): boolean {
   if (c === 0x3c) return lower.startsWith('<a ', i) || lower.startsWith('<a\n', i);
   if (c === 0x5b) return lower.startsWith('[url', i) || lower.startsWith('[link', i);
   return lower.startsWith('](http', i);
-}
-
-// Keyboard rows (QWERTY and ЙЦУКЕН), as row * 16 + column per letter.
-const LATIN_KEYS = keyTable(['qwertyuiop', 'asdfghjkl', 'zxcvbnm']);
-const CYRILLIC_KEYS = keyTable(['йцукенгшщзхъ', 'фывапролджэ', 'ячсмитьбю']);
-
-function keyTable(rows: readonly string[]): Map<number, number> {
-  const m = new Map<number, number>();
-  rows.forEach((row, r) => {
-    for (let i = 0; i < row.length; i++) m.set(row.charCodeAt(i), r * 16 + i);
-  });
-  return m;
-}
-
-/** A word typed by running a finger along a row (asdasd, kjhsdf, фывапролд): most letter pairs are neighbour keys. */
-function keyboardWalk(token: string, keys: Map<number, number>): boolean {
-  let pairs = 0;
-  let neighbours = 0;
-  let prev = -1;
-  for (let i = 0; i < token.length; i++) {
-    const k = keys.get(token.charCodeAt(i));
-    if (k === undefined) return false;
-    if (prev !== -1) {
-      pairs++;
-      if (Math.abs(k - prev) === 1) neighbours++;
-    }
-    prev = k;
-  }
-  return pairs >= 5 && neighbours * 5 >= pairs * 4;
 }
 
 // `{$FIRSTNAME}` placeholders and `{Hello|Hi|Hey}` spintax: text a bot sent before filling in its template.

@@ -12,19 +12,9 @@ export function isStopword(token: string): boolean {
   return STOPWORDS.has(token);
 }
 
-// Stemming costs microseconds per word; form vocabulary repeats, so a bounded memo pays for itself.
-const MEMO_LIMIT = 50_000;
-const memo = new Map<string, string>();
-
-/** English Porter stem for ASCII words, Russian for Cyrillic words; other scripts unchanged. */
+/** English Porter stem for ASCII words, Russian for Cyrillic words; other scripts unchanged. Memoized by tokenInfo. */
 export function stem(token: string): string {
-  if (token.length <= 3) return token;
-  const hit = memo.get(token);
-  if (hit !== undefined) return hit;
-  const s = computeStem(token);
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(token, s);
-  return s;
+  return token.length <= 3 ? token : computeStem(token);
 }
 
 function computeStem(token: string): string {
