@@ -76,14 +76,14 @@ export function explain(f: Features, contributions: Float64Array, status: Status
     if (g < G_STRUCTURE && !items.has(g)) continue;
     candidates.push(g);
   }
+  // Strongest first; the sort is stable, so equal contributions keep their order of first occurrence.
   candidates.sort((a, b) => (firstSeen[a] as number) - (firstSeen[b] as number));
-  const signals: Signal[] = [];
-  for (const g of candidates) {
+  candidates.sort((a, b) => Math.abs(net[b] as number) - Math.abs(net[a] as number));
+  // Only the signals that make the sentence are phrased.
+  return candidates.slice(0, MAX_SIGNALS).map((g) => {
     const group: Group = { net: net[g] as number, items: items.get(g) ?? new Map() };
-    signals.push({ id: groupId(f, g), text: phrase(g, group, f, status), contribution: group.net });
-  }
-  signals.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
-  return signals.slice(0, MAX_SIGNALS);
+    return { id: groupId(f, g), text: phrase(g, group, f, status), contribution: group.net };
+  });
 }
 
 function groupOf(f: Features, s: number): number {

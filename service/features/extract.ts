@@ -2,12 +2,12 @@ import type { FormFields } from '../classifier/types.ts';
 import { CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
 import { emptyFacts, type Facts } from './facts.ts';
 import { flattenFields, type FieldText } from './flatten.ts';
-import { hashRange, hashStep, hashString } from './hash.ts';
+import { FNV_OFFSET, hashRange, hashStep, hashString } from './hash.ts';
 import { GROUP_COUNT, GROUP_OF_KIND, KIND } from './kinds.ts';
 import { DISPOSABLE_EMAIL_DOMAINS, LINK_TLDS, URL_SHORTENERS } from './lists.ts';
 import type { FieldRole } from './roles.ts';
 import { featureVersion, type FeatureSettings } from './settings.ts';
-import { hashCodes, tokenInfo } from './token-info.ts';
+import { TokenCache, hashCodes, tokenInfo } from './token-info.ts';
 import { structureIds } from './structure.ts';
 
 const NS_WORD = hashString('w|');
@@ -67,6 +67,7 @@ export class FeatureExtractor {
   private tableShift = 32 - 12;
   private posOfSlot: Int32Array;
   private readonly norms = new Float64Array(GROUP_COUNT);
+  private readonly tokens = new TokenCache();
   private readonly indices: Int32Array;
   private readonly values: Float32Array;
   private readonly kinds: Uint8Array;
@@ -239,6 +240,7 @@ export class FeatureExtractor {
     let run = 0;
     let prev = -1;
     let hostStart = -1;
+    let hostDot = false;
     for (let i = 0; i <= n; i++) {
       const c = i < n ? lower.charCodeAt(i) : 0x20;
       const cls = i < n ? (CHAR_CLASS[c] as number) : SEP;
@@ -263,9 +265,12 @@ export class FeatureExtractor {
       const isHost = i < n && ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d);
       if (isHost) {
         if (hostStart < 0) hostStart = i;
+        if (c === 0x2e) hostDot = true;
       } else if (hostStart >= 0) {
-        this.hostRun(lower, hostStart, i, fi, role);
+        // A run without a dot is a plain word: it can be neither a link nor an email domain.
+        if (hostDot) this.hostRun(lower, hostStart, i, fi, role);
         hostStart = -1;
+        hostDot = false;
       }
       if (!doNgrams) continue;
       let code: number;
@@ -366,28 +371,31 @@ export class FeatureExtractor {
       if (cls === WORD) {
         const start = i;
         let nonAscii = false;
+        let th = hashStep(FNV_OFFSET, c);
         i++;
         for (; i < n; i++) {
           const d = lower.charCodeAt(i);
           if (CHAR_CLASS[d] === WORD) {
             if (d > 0x7f) nonAscii = true;
           } else if ((d === 0x27 || d === 0x2019) && i + 1 < n && CHAR_CLASS[lower.charCodeAt(i + 1)] === WORD) {
+            th = hashStep(th, d);
             continue;
           } else break;
+          th = hashStep(th, d);
         }
         if (c > 0x7f) nonAscii = true;
         const len = i - start;
         if (role === 'name') f.nameTokens++;
         singleLetters = len === 1 && !(c >= 0x30 && c <= 0x39) ? singleLetters + 1 : 0;
         if (singleLetters >= 4) f.spacedLetters = true;
-        const raw = len > this.settings.maxTokenLength ? LONG_TOKEN : lower.slice(start, i);
-        const info = tokenInfo(raw);
+        const long = len > this.settings.maxTokenLength;
+        const info = long ? tokenInfo(LONG_TOKEN) : this.tokens.get(lower, start, i, th);
         if (nonAscii) {
           if (info.mixedScript) f.mixedScriptWords++;
-          if (info.cyrillicMash) this.gibberish(raw);
+          if (info.cyrillicMash) this.gibberish(long ? LONG_TOKEN : info.token);
         } else if (len >= 6 && role !== 'email' && role !== 'url' && info.longLatin) {
           f.longLatinWords++;
-          if (info.gibberish) this.gibberish(raw);
+          if (info.gibberish) this.gibberish(long ? LONG_TOKEN : info.token);
         }
         this.add(hashCodes(info.codes, ns), kind, fi, start, i);
         if (bigrams) {

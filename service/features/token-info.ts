@@ -4,6 +4,9 @@ import { isStopword, stem } from './stem.ts';
 
 /** Everything a word token determines by itself, computed once per distinct token. */
 export interface TokenInfo {
+  readonly token: string;
+  /** The token's own code units, to recognise it in a text without slicing the text. */
+  readonly raw: Uint16Array;
   /** The stem's UTF-16 code units, ASCII digits folded to '0': what every stem hash reads. */
   readonly codes: Uint16Array;
   readonly stop: boolean;
@@ -31,6 +34,44 @@ export function tokenInfo(token: string): TokenInfo {
   return info;
 }
 
+/**
+ * Token infos looked up by the FNV hash of a token's characters, computed while the text is scanned and checked
+ * against the stored code units: no slice and no string hashing per word, only on a first sighting.
+ */
+export class TokenCache {
+  private hashes = new Int32Array(1 << 14);
+  private infos: (TokenInfo | undefined)[] = new Array(1 << 14).fill(undefined);
+  private used = 0;
+
+  get(text: string, start: number, end: number, hash: number): TokenInfo {
+    const mask = this.hashes.length - 1;
+    let pos = Math.imul(hash, 0x9e3779b1) >>> 18;
+    for (;;) {
+      const info = this.infos[pos];
+      if (info === undefined) break;
+      if (this.hashes[pos] === hash && sameText(info.raw, text, start, end)) return info;
+      pos = (pos + 1) & mask;
+    }
+    const info = tokenInfo(text.slice(start, end));
+    // Bounded like the memo behind it: full at half load, it starts again.
+    if (this.used * 2 >= this.hashes.length) {
+      this.infos.fill(undefined);
+      this.used = 0;
+      return this.get(text, start, end, hash);
+    }
+    this.hashes[pos] = hash;
+    this.infos[pos] = info;
+    this.used++;
+    return info;
+  }
+}
+
+function sameText(raw: Uint16Array, text: string, start: number, end: number): boolean {
+  if (raw.length !== end - start) return false;
+  for (let i = 0; i < raw.length; i++) if (raw[i] !== text.charCodeAt(start + i)) return false;
+  return true;
+}
+
 /** FNV-1a over code units, continuing from `h`: the same value as hashRange over the stem's text. */
 export function hashCodes(codes: Uint16Array, h: number): number {
   for (let i = 0; i < codes.length; i++) h = hashStep(h, codes[i] as number);
@@ -45,7 +86,11 @@ function computeInfo(token: string): TokenInfo {
     codes[i] = c >= 0x30 && c <= 0x39 ? 0x30 : c;
   }
   const latin = latinChecks(token);
+  const raw = new Uint16Array(token.length);
+  for (let i = 0; i < token.length; i++) raw[i] = token.charCodeAt(i);
   return {
+    token,
+    raw,
     codes,
     stop: isStopword(token),
     longLatin: latin.longLatin,
