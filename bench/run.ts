@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   }
 
   const servers: Started[] = [];
-  const report: Partial<BenchReport> = { quick, date: started.toISOString(), machine: m, config: { ...cfg, connections: CONNECTIONS } };
+  const report: Partial<BenchReport> = { quick, date: started.toISOString(), machine: m, config: { ...cfg, connections: CONNECTIONS, bodies: realistic.length, layouts: new Set(realistic.map((b) => b.layout)).size, languages: new Set(realistic.map((b) => b.lang)).size } };
   try {
     const start = async (name: string, entry: string, env: NodeJS.ProcessEnv, port: number, readyPath: string) =>
       startServer({ name, entry, cwd: repoRoot, env, port, readyPath, stderrFile: path.join(tmp, `${name}.stderr`) });
@@ -206,9 +206,23 @@ async function main(): Promise<void> {
   writeFileSync(file, JSON.stringify(full, null, 2) + '\n');
   log(`wrote ${path.relative(repoRoot, file)}`);
   if (!quick) {
-    writeFileSync(path.join(repoRoot, 'docs', 'bench.md'), md);
-    log('wrote docs/bench.md');
+    writeReadmeSection(path.join(repoRoot, 'README.md'), md);
+    log('wrote the bench section of README.md');
   }
+}
+
+const BEGIN = '<!-- bench:begin (written by npm run bench) -->';
+const END = '<!-- bench:end -->';
+
+/** Replaces what stands between the README's bench markers, so the table there is always the latest full run. */
+function writeReadmeSection(readme: string, md: string): void {
+  const text = readFileSync(readme, 'utf8');
+  const a = text.indexOf(BEGIN);
+  const b = text.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`README.md has no ${BEGIN} ... ${END} section`);
+  // The report's own title would nest a second h1 inside the README: its headings move two levels down.
+  const body = md.replace(/^(#{1,4}) /gm, '$1## ').trim();
+  writeFileSync(readme, `${text.slice(0, a + BEGIN.length)}\n${body}\n${text.slice(b)}`);
 }
 
 function summarize(results: LoadResult[], names: string[]) {
