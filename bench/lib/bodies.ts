@@ -30,6 +30,7 @@ export const MAX_BYTES = 2048;
 
 function readRows(repoRoot: string): FormRow[] {
   const rows: FormRow[] = [];
+  // The first two files only: a fixed body set keeps runs comparable as the training data grows.
   for (const file of ['legitimate.jsonl', 'spam.jsonl']) {
     for (const line of readFileSync(path.join(repoRoot, 'data', 'forms', file), 'utf8').split('\n')) {
       if (line.trim() !== '') rows.push(JSON.parse(line) as FormRow);
