@@ -34,23 +34,33 @@ export function explain(f: Features, contributions: Float64Array, status: Status
     net = new Float64Array(groupCount * 2);
     firstSeen = new Int32Array(groupCount * 2);
   }
-  net.fill(0, 0, groupCount);
-  firstSeen.fill(-1, 0, groupCount);
-  const topSlot: number[] = [];
-  const topVal: number[] = [];
+  const netOf = net;
+  const first = firstSeen;
+  netOf.fill(0, 0, groupCount);
+  first.fill(-1, 0, groupCount);
+  // One group per field for its role tokens, looked up once instead of per feature.
+  const roleGroup = f.roles.map((r) => G_ROLE + ROLE_GROUPS.indexOf(r));
+  const kinds = f.kinds;
+  const starts = f.starts;
+  const fields = f.fields;
+  const topSlot = new Int32Array(TOP_SLOTS);
+  const topVal = new Float64Array(TOP_SLOTS);
+  let top = 0;
   for (let s = 0; s < f.count; s++) {
     const c = contributions[s] as number;
-    const g = groupOf(f, s);
-    net[g] = (net[g] as number) + c;
-    if (firstSeen[g] === -1) firstSeen[g] = s;
+    const kind = kinds[s];
+    const g =
+      kind === KIND.structure ? G_STRUCTURE + (starts[s] as number)
+      : kind === KIND.role ? (roleGroup[fields[s] as number] as number)
+      : kind === KIND.domain ? G_LINKS
+      : kind === KIND.emailDomain ? G_EMAIL
+      : G_WORDING;
+    netOf[g] = (netOf[g] as number) + c;
+    if (first[g] === -1) first[g] = s;
     const directed = c * sign;
     if (directed <= 0) continue;
-    if (topVal.length === TOP_SLOTS && directed <= (topVal[TOP_SLOTS - 1] as number)) continue;
-    let i = topVal.length < TOP_SLOTS ? topVal.length : TOP_SLOTS - 1;
-    if (topVal.length < TOP_SLOTS) {
-      topVal.push(0);
-      topSlot.push(0);
-    }
+    if (top === TOP_SLOTS && directed <= (topVal[TOP_SLOTS - 1] as number)) continue;
+    let i = top < TOP_SLOTS ? top++ : TOP_SLOTS - 1;
     while (i > 0 && (topVal[i - 1] as number) < directed) {
       topVal[i] = topVal[i - 1] as number;
       topSlot[i] = topSlot[i - 1] as number;
@@ -61,7 +71,8 @@ export function explain(f: Features, contributions: Float64Array, status: Status
   }
   // Name only the strongest features: slicing text for every feature would cost more than the model.
   const items = new Map<number, Map<string, number>>();
-  for (const s of topSlot) {
+  for (let k = 0; k < top; k++) {
+    const s = topSlot[k] as number;
     const name = surfaceOf(f, s);
     if (!name) continue;
     const g = groupOf(f, s);
@@ -72,16 +83,16 @@ export function explain(f: Features, contributions: Float64Array, status: Status
   // Candidates in order of first occurrence, so equal contributions keep a stable order.
   const candidates: number[] = [];
   for (let g = 0; g < groupCount; g++) {
-    if (firstSeen[g] === -1 || (net[g] as number) * sign <= 0) continue;
+    if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
     if (g < G_STRUCTURE && !items.has(g)) continue;
     candidates.push(g);
   }
   // Strongest first; the sort is stable, so equal contributions keep their order of first occurrence.
-  candidates.sort((a, b) => (firstSeen[a] as number) - (firstSeen[b] as number));
-  candidates.sort((a, b) => Math.abs(net[b] as number) - Math.abs(net[a] as number));
+  candidates.sort((a, b) => (first[a] as number) - (first[b] as number));
+  candidates.sort((a, b) => Math.abs(netOf[b] as number) - Math.abs(netOf[a] as number));
   // Only the signals that make the sentence are phrased.
   return candidates.slice(0, MAX_SIGNALS).map((g) => {
-    const group: Group = { net: net[g] as number, items: items.get(g) ?? new Map() };
+    const group: Group = { net: netOf[g] as number, items: items.get(g) ?? new Map() };
     return { id: groupId(f, g), text: phrase(g, group, f, status), contribution: group.net };
   });
 }
