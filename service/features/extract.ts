@@ -28,6 +28,14 @@ const NS_ROLE: Record<FieldRole, number> = {
 };
 const LONG_TOKEN = '<long>';
 
+// Structure ids are a small fixed vocabulary of constant strings: hash each once.
+const STRUCTURE_HASHES = new Map<string, number>();
+function structureHash(id: string): number {
+  let h = STRUCTURE_HASHES.get(id);
+  if (h === undefined) STRUCTURE_HASHES.set(id, (h = hashString(id, NS_STRUCT)));
+  return h;
+}
+
 /** Field index marking a feature that points into `structure`, not into a field's text. */
 export const STRUCTURE_FIELD = -1;
 
@@ -127,7 +135,7 @@ export class FeatureExtractor {
     this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
     const structure = this.settings.structure ? structureIds(this.facts) : [];
     for (let s = 0; s < structure.length; s++) {
-      this.add(hashString(structure[s] as string, NS_STRUCT), KIND.structure, STRUCTURE_FIELD, s, s, true);
+      this.add(structureHash(structure[s] as string), KIND.structure, STRUCTURE_FIELD, s, s, true);
     }
     this.finish();
     return {
@@ -227,6 +235,7 @@ export class FeatureExtractor {
     if (role === 'message') f.messageChars += n;
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
+    const single = sizes.length === 1 ? (sizes[0] as number) : 0;
     // Counters live in locals for the loop and are written back once: property stores per character cost more.
     let digits = 0, letters = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0;
     let maxRepeat = f.maxRepeat;
@@ -287,7 +296,11 @@ export class FeatureExtractor {
       g5 = hashStep(g4, code); g4 = hashStep(g3, code); g3 = hashStep(g2, code); g2 = hashStep(g1, code); g1 = hashStep(NS_CHAR, code);
       p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = i;
       seen++;
-      // Same order as the settings list: the slot order of features is part of what reasoning reads.
+      // One size (the default, 4) needs no loop; several go in settings order, which fixes the slot order.
+      if (single === 4) {
+        if (seen >= 4) this.add(g4, KIND.char, fi, p1, i + 1);
+        continue;
+      }
       for (let k = 0; k < sizes.length; k++) {
         const size = sizes[k] as number;
         if (seen < size) continue;

@@ -1,43 +1,57 @@
 import { SCRIPT_NAMES } from './char-class.ts';
 import type { Facts } from './facts.ts';
 
+// Ids come from constant tables: no string is built per request, and each id's hash is computed once.
+const LINK_IDS = prefixed('links=', ['0', '1', '2', '3-4', '5+']);
+const CAPS_IDS = prefixed('caps=', ['low', 'normal', 'high', 'shouting']);
+const DIGIT_IDS = prefixed('digits=', ['none', 'few', 'some', 'many']);
+const SYMBOL_IDS = prefixed('symbols=', ['few', 'some', 'many']);
+const LENGTH_IDS = prefixed('length=', ['0', '1-19', '20-79', '80-299', '300-999', '1000-2999', '3000+']);
+const SCRIPT_IDS = prefixed('script:', SCRIPT_NAMES);
+const HONEYPOT_IDS = { empty: 'honeypot-empty', filled: 'honeypot-filled' } as const;
+
+function prefixed(prefix: string, names: readonly string[]): string[] {
+  return names.map((n) => `${prefix}${n}`);
+}
+
 /** Structural signals as a linear model sees them: bucketed indicators. Ids are part of the feature version. */
 export function structureIds(f: Facts): string[] {
   const ids: string[] = [];
-  ids.push(`links=${bucket(f.links, [0, 1, 2, 4], ['0', '1', '2', '3-4', '5+'])}`);
+  ids.push(LINK_IDS[bucket(f.links, [0, 1, 2, 4])] as string);
   if (f.markupLinks > 0) ids.push('markup-link');
   if (f.linksInName > 0) ids.push('link-in-name');
   if (f.emailsInName > 0) ids.push('email-in-name');
   if (f.nameTokens > 4) ids.push('long-name');
   if (f.emailsInText > 0) ids.push('email-in-text');
   const alnum = f.letters + f.digits;
-  if (f.letters >= 12) ids.push(`caps=${bucket(f.upper / f.letters, [0.05, 0.2, 0.5], ['low', 'normal', 'high', 'shouting'])}`);
-  if (alnum >= 12) ids.push(`digits=${bucket(f.digits / alnum, [0, 0.1, 0.3], ['none', 'few', 'some', 'many'])}`);
-  if (alnum + f.symbols >= 12) ids.push(`symbols=${bucket(f.symbols / (alnum + f.symbols), [0.05, 0.15], ['few', 'some', 'many'])}`);
+  if (f.letters >= 12) ids.push(CAPS_IDS[bucket(f.upper / f.letters, [0.05, 0.2, 0.5])] as string);
+  if (alnum >= 12) ids.push(DIGIT_IDS[bucket(f.digits / alnum, [0, 0.1, 0.3])] as string);
+  if (alnum + f.symbols >= 12) ids.push(SYMBOL_IDS[bucket(f.symbols / (alnum + f.symbols), [0.05, 0.15])] as string);
   if (f.maxRepeat >= 4) ids.push('repeat-run');
   let letterScripts = 0;
-  SCRIPT_NAMES.forEach((name, i) => {
+  for (let i = 0; i < SCRIPT_NAMES.length; i++) {
     if (f.scripts & (1 << i)) {
-      ids.push(`script:${name}`);
-      if (name !== 'other') letterScripts++;
+      ids.push(SCRIPT_IDS[i] as string);
+      if (SCRIPT_NAMES[i] !== 'other') letterScripts++;
     }
-  });
+  }
   if (letterScripts >= 2) ids.push('script-mix');
   if (f.mixedScriptWords > 0) ids.push('mixed-script-word');
   if (f.gibberishWords > 0) ids.push(f.gibberishWords >= 2 && f.gibberishWords * 5 >= f.longLatinWords ? 'gibberish=many' : 'gibberish=some');
-  if (f.honeypot !== 'none') ids.push(`honeypot-${f.honeypot}`);
+  if (f.honeypot !== 'none') ids.push(HONEYPOT_IDS[f.honeypot]);
   if (f.disposableDomain) ids.push('disposable-email');
   if (f.shortener) ids.push('shortener');
   if (f.spacedLetters) ids.push('spaced-letters');
   if (f.repeatedFieldText) ids.push('repeated-field-text');
   if (f.template) ids.push('template');
-  ids.push(`length=${bucket(f.messageChars, [0, 19, 79, 299, 999, 2999], ['0', '1-19', '20-79', '80-299', '300-999', '1000-2999', '3000+'])}`);
+  ids.push(LENGTH_IDS[bucket(f.messageChars, [0, 19, 79, 299, 999, 2999])] as string);
   return ids;
 }
 
-function bucket(x: number, upper: readonly number[], names: readonly string[]): string {
-  for (let i = 0; i < upper.length; i++) if (x <= (upper[i] as number)) return names[i] as string;
-  return names[names.length - 1] as string;
+/** Index of the first upper bound that x does not exceed; the last index when it exceeds them all. */
+function bucket(x: number, upper: readonly number[]): number {
+  for (let i = 0; i < upper.length; i++) if (x <= (upper[i] as number)) return i;
+  return upper.length;
 }
 
 /** A phrase that is true of this submission, for the reasoning sentence. */
