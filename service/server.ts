@@ -1,11 +1,10 @@
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
-import pino from 'pino';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { loadClassifier } from './classifier/load.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
-import { createLogger } from './config/logger.ts';
+import { createDestination, createLogger } from './config/logger.ts';
 import { createRedis } from './config/redis.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
@@ -16,7 +15,7 @@ import { TenantsStore } from './tenants/store.ts';
 
 /** The only place that reads the environment and listens. */
 async function main(env: Env): Promise<void> {
-  const destination = pino.destination({ sync: false });
+  const destination = createDestination();
   const log = createLogger(env.LOG_LEVEL, destination);
 
   const choice = chooseTenantsFile(env);

@@ -11,13 +11,16 @@ export interface CorsOptions {
  */
 export default fp<CorsOptions>(
   async (app, opts) => {
-    app.addHook('onRequest', async (request, reply) => {
+    // Callback style, not async: no promise and no extra microtask per request.
+    app.addHook('onRequest', (request, reply, done) => {
       // Vary on every answer: the answer depends on Origin, even when this request had none.
       reply.header('vary', 'Origin');
       const origin = request.headers.origin;
-      if (origin === undefined) return;
-      reply.header('access-control-allow-origin', origin);
-      reply.header('access-control-expose-headers', 'Retry-After');
+      if (origin !== undefined) {
+        reply.header('access-control-allow-origin', origin);
+        reply.header('access-control-expose-headers', 'Retry-After');
+      }
+      done();
     });
 
     app.options(opts.path, { schema: { hide: true } }, async (_request, reply) => {
