@@ -29,6 +29,29 @@ describe('one structured log line per verify request', () => {
     expect(typeof lines[0]?.processingTime).toBe('number');
   });
 
+  it('has the request id, and no field beyond the audit ones and pino\'s own', async () => {
+    const capture = captureLogger();
+    app = await testApp({ logger: capture.logger });
+    await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
+    const line = capture.lines.find((l) => l.msg === 'verify');
+    expect(Object.keys(line ?? {}).sort()).toEqual(
+      ['level', 'time', 'service', 'reqId', 'msg', 'submissionId', 'accountId', 'formId', 'outcome', 'confidence', 'modelVersion', 'processingTime', 'statusCode'].sort(),
+    );
+    expect(line?.reqId).toMatch(/^req-/);
+  });
+
+  it('shares the request id with the request\'s other lines (the error logged by request.log)', async () => {
+    const capture = captureLogger();
+    app = await testApp({ logger: capture.logger, classifier: stubClassifier('throw') });
+    const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
+    expect(res.statusCode).toBe(500);
+    const failed = capture.lines.find((l) => l.msg === 'request failed; the submission was not processed');
+    const verify = capture.lines.find((l) => l.msg === 'verify');
+    expect(failed?.reqId).toMatch(/^req-/);
+    expect(verify?.reqId).toBe(failed?.reqId);
+    expect(verify?.submissionId).toBe(failed?.submissionId);
+  });
+
   it('logs refused requests too, with their outcome', async () => {
     const capture = captureLogger();
     app = await testApp({ logger: capture.logger });
