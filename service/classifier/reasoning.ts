@@ -48,13 +48,7 @@ export function explain(f: Features, contributions: Float64Array, status: Status
   let top = 0;
   for (let s = 0; s < f.count; s++) {
     const c = contributions[s] as number;
-    const kind = kinds[s];
-    const g =
-      kind === KIND.structure ? G_STRUCTURE + (starts[s] as number)
-      : kind === KIND.role ? (roleGroup[fields[s] as number] as number)
-      : kind === KIND.domain ? G_LINKS
-      : kind === KIND.emailDomain ? G_EMAIL
-      : G_WORDING;
+    const g = groupOf(kinds[s] as number, starts[s] as number, fields[s] as number, roleGroup);
     netOf[g] = (netOf[g] as number) + c;
     if (first[g] === -1) first[g] = s;
     const directed = c * sign;
@@ -75,7 +69,7 @@ export function explain(f: Features, contributions: Float64Array, status: Status
     const s = topSlot[k] as number;
     const name = surfaceOf(f, s);
     if (!name) continue;
-    const g = groupOf(f, s);
+    const g = groupOf(kinds[s] as number, starts[s] as number, fields[s] as number, roleGroup);
     let m = items.get(g);
     if (m === undefined) items.set(g, (m = new Map()));
     m.set(name, (m.get(name) ?? 0) + (contributions[s] as number) * sign);
@@ -97,14 +91,13 @@ export function explain(f: Features, contributions: Float64Array, status: Status
   });
 }
 
-function groupOf(f: Features, s: number): number {
-  switch (f.kinds[s]) {
-    case KIND.structure: return G_STRUCTURE + (f.starts[s] as number);
-    case KIND.role: return G_ROLE + ROLE_GROUPS.indexOf(f.roles[f.fields[s] as number] as FieldRole);
-    case KIND.domain: return G_LINKS;
-    case KIND.emailDomain: return G_EMAIL;
-    default: return G_WORDING;
-  }
+/** The group a feature counts in: its structure fact, its field's role, links, email, or the wording. */
+function groupOf(kind: number, start: number, field: number, roleGroup: readonly number[]): number {
+  if (kind === KIND.structure) return G_STRUCTURE + start;
+  if (kind === KIND.role) return roleGroup[field] as number;
+  if (kind === KIND.domain) return G_LINKS;
+  if (kind === KIND.emailDomain) return G_EMAIL;
+  return G_WORDING;
 }
 
 function groupId(f: Features, g: number): string {
