@@ -7,7 +7,7 @@ import { GROUP_COUNT, GROUP_OF_KIND, KIND } from './kinds.ts';
 import { DISPOSABLE_EMAIL_DOMAINS, LINK_TLDS, URL_SHORTENERS } from './lists.ts';
 import type { FieldRole } from './roles.ts';
 import { featureVersion, type FeatureSettings } from './settings.ts';
-import { TokenCache, hashCodes, tokenInfo } from './token-info.ts';
+import { TOKEN_CYRILLIC_MASH, TOKEN_GIBBERISH, TOKEN_LONG_LATIN, TOKEN_MIXED_SCRIPT, TOKEN_STOP, TokenTable } from './token-info.ts';
 import { structureIds } from './structure.ts';
 
 const NS_WORD = hashString('w|');
@@ -27,6 +27,7 @@ const NS_ROLE: Record<FieldRole, number> = {
   other: hashString('r|other|'),
 };
 const LONG_TOKEN = '<long>';
+const LONG_TOKEN_HASH = hashString(LONG_TOKEN);
 
 // Structure ids are a small fixed vocabulary of constant strings: hash each once.
 const STRUCTURE_HASHES = new Map<string, number>();
@@ -75,7 +76,7 @@ export class FeatureExtractor {
   private tableShift = 32 - 12;
   private posOfSlot: Int32Array;
   private readonly norms = new Float64Array(GROUP_COUNT);
-  private readonly tokens = new TokenCache();
+  private readonly tokens = new TokenTable(NS_WORD, NS_BIGRAM);
   private readonly indices: Int32Array;
   private readonly values: Float32Array;
   private readonly kinds: Uint8Array;
@@ -373,10 +374,12 @@ export class FeatureExtractor {
     const kind = tagged ? KIND.role : KIND.word;
     const bigrams = !tagged && this.settings.wordBigrams;
     const f = this.facts;
-    let prevStem: Uint16Array | null = null;
+    let hasPrev = false;
+    let prevHead = 0;
     let prevStop = false;
     let prevStart = 0;
     let singleLetters = 0;
+    const t = this.tokens;
     let i = 0;
     while (i < n) {
       const c = lower.charCodeAt(i);
@@ -402,21 +405,22 @@ export class FeatureExtractor {
         singleLetters = len === 1 && !(c >= 0x30 && c <= 0x39) ? singleLetters + 1 : 0;
         if (singleLetters >= 4) f.spacedLetters = true;
         const long = len > this.settings.maxTokenLength;
-        const info = long ? tokenInfo(LONG_TOKEN) : this.tokens.get(lower, start, i, th);
+        const rec = long ? t.lookup(LONG_TOKEN, 0, LONG_TOKEN.length, LONG_TOKEN_HASH) : t.lookup(lower, start, i, th);
+        const flags = t.flags(rec);
         if (nonAscii) {
-          if (info.mixedScript) f.mixedScriptWords++;
-          if (info.cyrillicMash) this.gibberish(long ? LONG_TOKEN : info.token);
-        } else if (len >= 6 && role !== 'email' && role !== 'url' && info.longLatin) {
+          if ((flags & TOKEN_MIXED_SCRIPT) !== 0) f.mixedScriptWords++;
+          if ((flags & TOKEN_CYRILLIC_MASH) !== 0) this.gibberish(t.token(rec));
+        } else if (len >= 6 && role !== 'email' && role !== 'url' && (flags & TOKEN_LONG_LATIN) !== 0) {
           f.longLatinWords++;
-          if (info.gibberish) this.gibberish(long ? LONG_TOKEN : info.token);
+          if ((flags & TOKEN_GIBBERISH) !== 0) this.gibberish(t.token(rec));
         }
-        this.add(hashCodes(info.codes, ns), kind, fi, start, i);
+        this.add(tagged ? t.stemHash(rec, ns) : t.wordHash(rec), kind, fi, start, i);
         if (bigrams) {
-          if (prevStem !== null && !(info.stop && prevStop)) {
-            this.add(hashCodes(info.codes, hashStep(hashCodes(prevStem, NS_BIGRAM), 0x20)), KIND.bigram, fi, prevStart, i);
-          }
-          prevStem = info.codes;
-          prevStop = info.stop;
+          const stop = (flags & TOKEN_STOP) !== 0;
+          if (hasPrev && !(stop && prevStop)) this.add(t.stemHash(rec, prevHead), KIND.bigram, fi, prevStart, i);
+          hasPrev = true;
+          prevHead = t.bigramHead(rec);
+          prevStop = stop;
           prevStart = start;
         }
       } else if (cls === NOSPACE) {
@@ -425,7 +429,7 @@ export class FeatureExtractor {
         f.nameTokens += role === 'name' ? 1 : 0;
         if (i - start === 1) this.add(hashRange(lower, start, i, ns), kind, fi, start, i);
         for (let k = start; k + 2 <= i; k++) this.add(hashRange(lower, k, k + 2, ns), kind, fi, k, k + 2);
-        prevStem = null;
+        hasPrev = false;
         singleLetters = 0;
       } else if (cls === SYMBOL) {
         const start = i;
@@ -434,7 +438,7 @@ export class FeatureExtractor {
       } else {
         i++;
         if (c !== 0x20 && c !== 0x27) {
-          prevStem = null;
+          hasPrev = false;
           singleLetters = 0;
         }
       }

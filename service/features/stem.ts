@@ -12,7 +12,7 @@ export function isStopword(token: string): boolean {
   return STOPWORDS.has(token);
 }
 
-/** English Porter stem for ASCII words, Russian for Cyrillic words; other scripts unchanged. Memoized by tokenInfo. */
+/** English Porter stem for ASCII words, Russian for Cyrillic words; other scripts unchanged. Memoized by the token table. */
 export function stem(token: string): string {
   return token.length <= 3 ? token : computeStem(token);
 }

@@ -2,102 +2,158 @@ import { CHAR_CLASS, WORD, scriptBit } from './char-class.ts';
 import { hashStep } from './hash.ts';
 import { isStopword, stem } from './stem.ts';
 
-/** Everything a word token determines by itself, computed once per distinct token. */
-export interface TokenInfo {
-  readonly token: string;
-  /** The token's own code units, to recognise it in a text without slicing the text. */
-  readonly raw: Uint16Array;
-  /** The stem's UTF-16 code units, ASCII digits folded to '0': what every stem hash reads. */
-  readonly codes: Uint16Array;
-  readonly stop: boolean;
-  /** ASCII path: a Latin word of 6+ letters (and fewer than 2 digits). */
-  readonly longLatin: boolean;
-  /** ASCII path: vowel-less, consonant-run or keyboard-walk gibberish. */
-  readonly gibberish: boolean;
-  /** Non-ASCII path: Latin mixed with Cyrillic or Greek inside the word. */
-  readonly mixedScript: boolean;
-  /** Non-ASCII path: a Cyrillic keyboard walk (фывапролд). */
-  readonly cyrillicMash: boolean;
-}
+/** What a word token determines by itself, as bits of a table record (computed once per distinct token). */
+export const TOKEN_STOP = 1;
+/** ASCII path: a Latin word of 6+ letters (and fewer than 2 digits). */
+export const TOKEN_LONG_LATIN = 2;
+/** ASCII path: vowel-less, consonant-run or keyboard-walk gibberish. */
+export const TOKEN_GIBBERISH = 4;
+/** Non-ASCII path: Latin mixed with Cyrillic or Greek inside the word. */
+export const TOKEN_MIXED_SCRIPT = 8;
+/** Non-ASCII path: a Cyrillic keyboard walk (фывапролд). */
+export const TOKEN_CYRILLIC_MASH = 16;
 
-// Tokens arrive as slices, cons strings, one- and two-byte strings: per-character loops over them hit V8's
-// megamorphic property path. Reading each distinct token once, into typed arrays, keeps the hot loops monomorphic.
-const MEMO_LIMIT = 50_000;
-const memo = new Map<string, TokenInfo>();
-
-export function tokenInfo(token: string): TokenInfo {
-  const hit = memo.get(token);
-  if (hit !== undefined) return hit;
-  const info = computeInfo(token);
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(token, info);
-  return info;
-}
+// One 32-byte record per token, so a lookup touches one cache line: objects and their typed arrays cost a
+// pointer chase each, and the lookup was the extractor's most expensive line.
+const STRIDE = 8;
+const R_HASH = 0; // FNV of the token's own characters, computed by the caller while scanning
+const R_LEN = 1; // the token's length; 0 marks an empty record
+const R_RAW = 2; // pool offset of the token's characters
+const R_STEM = 3; // pool offset of the stem's code units, ASCII digits folded to '0'
+const R_STEM_LEN = 4;
+const R_FLAGS = 5;
+const R_WORD = 6; // the stem hashed in the message-word namespace
+const R_HEAD = 7; // the stem hashed as a bigram's first word, with the separating space
 
 /**
- * Token infos looked up by the FNV hash of a token's characters, computed while the text is scanned and checked
- * against the stored code units: no slice and no string hashing per word, only on a first sighting.
+ * Distinct tokens and what they determine, looked up by the FNV hash of a token's characters and checked
+ * against its stored characters: no slice and no string hashing per word, only on a first sighting.
+ * Bounded: at half load (or a full character pool) it starts again.
  */
-export class TokenCache {
-  private hashes = new Int32Array(1 << 14);
-  private infos: (TokenInfo | undefined)[] = new Array(1 << 14).fill(undefined);
+export class TokenTable {
+  readonly records: Int32Array;
+  readonly pool: Uint16Array;
+  private readonly tokens: (string | undefined)[];
+  private readonly shift: number;
+  private readonly mask: number;
   private used = 0;
+  private poolUsed = 0;
 
-  get(text: string, start: number, end: number, hash: number): TokenInfo {
-    const mask = this.hashes.length - 1;
-    let pos = Math.imul(hash, 0x9e3779b1) >>> 18;
+  constructor(
+    private readonly wordSeed: number,
+    private readonly bigramSeed: number,
+    bits = 15,
+  ) {
+    const size = 1 << bits;
+    this.records = new Int32Array(size * STRIDE);
+    // Tokens average under 8 code units; a full pool empties the table like a full table does.
+    this.pool = new Uint16Array(size * 8);
+    this.tokens = new Array<string | undefined>(size).fill(undefined);
+    this.shift = 32 - bits;
+    this.mask = size - 1;
+  }
+
+  /** The record of text[start, end), whose FNV hash from FNV_OFFSET is `hash`; valid until the next lookup. */
+  lookup(text: string, start: number, end: number, hash: number): number {
+    const r = this.records;
+    const len = end - start;
+    let pos = Math.imul(hash, 0x9e3779b1) >>> this.shift;
     for (;;) {
-      const info = this.infos[pos];
-      if (info === undefined) break;
-      if (this.hashes[pos] === hash && sameText(info.raw, text, start, end)) return info;
-      pos = (pos + 1) & mask;
+      const b = pos * STRIDE;
+      const l = r[b + R_LEN] as number;
+      if (l === 0) return this.insert(text, start, end, hash, pos);
+      if (l === len && r[b + R_HASH] === hash && this.sameText(r[b + R_RAW] as number, text, start, len)) return b;
+      pos = (pos + 1) & this.mask;
     }
-    const info = tokenInfo(text.slice(start, end));
-    // Bounded like the memo behind it: full at half load, it starts again.
-    if (this.used * 2 >= this.hashes.length) {
-      this.infos.fill(undefined);
+  }
+
+  flags(b: number): number {
+    return this.records[b + R_FLAGS] as number;
+  }
+
+  wordHash(b: number): number {
+    return this.records[b + R_WORD] as number;
+  }
+
+  bigramHead(b: number): number {
+    return this.records[b + R_HEAD] as number;
+  }
+
+  /** FNV-1a over the stem's code units, continuing from `h`: the same value as hashRange over the stem's text. */
+  stemHash(b: number, h: number): number {
+    const p = this.pool;
+    const off = this.records[b + R_STEM] as number;
+    const end = off + (this.records[b + R_STEM_LEN] as number);
+    for (let i = off; i < end; i++) h = hashStep(h, p[i] as number);
+    return h;
+  }
+
+  token(b: number): string {
+    return this.tokens[b / STRIDE] ?? '';
+  }
+
+  private sameText(off: number, text: string, start: number, len: number): boolean {
+    const p = this.pool;
+    for (let i = 0; i < len; i++) if (p[off + i] !== text.charCodeAt(start + i)) return false;
+    return true;
+  }
+
+  private insert(text: string, start: number, end: number, hash: number, pos: number): number {
+    const token = text.slice(start, end);
+    const s = stem(token);
+    const len = end - start;
+    if ((this.used + 1) * 2 > this.tokens.length || this.poolUsed + len + s.length > this.pool.length) {
+      this.records.fill(0);
+      this.tokens.fill(undefined);
       this.used = 0;
-      return this.get(text, start, end, hash);
+      this.poolUsed = 0;
+      return this.lookup(text, start, end, hash);
     }
-    this.hashes[pos] = hash;
-    this.infos[pos] = info;
+    const p = this.pool;
+    const raw = this.poolUsed;
+    for (let i = 0; i < len; i++) p[raw + i] = token.charCodeAt(i);
+    let stemOff = raw;
+    if (s !== token || hasDigit(token)) {
+      stemOff = raw + len;
+      for (let i = 0; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        p[stemOff + i] = c >= 0x30 && c <= 0x39 ? 0x30 : c;
+      }
+      this.poolUsed = stemOff + s.length;
+    } else this.poolUsed = raw + len;
+    const b = pos * STRIDE;
+    const r = this.records;
+    r[b + R_HASH] = hash;
+    r[b + R_LEN] = len;
+    r[b + R_RAW] = raw;
+    r[b + R_STEM] = stemOff;
+    r[b + R_STEM_LEN] = s.length;
+    r[b + R_FLAGS] = tokenFlags(token);
+    r[b + R_WORD] = this.stemHash(b, this.wordSeed);
+    r[b + R_HEAD] = hashStep(this.stemHash(b, this.bigramSeed), 0x20);
+    this.tokens[pos] = token;
     this.used++;
-    return info;
+    return b;
   }
 }
 
-function sameText(raw: Uint16Array, text: string, start: number, end: number): boolean {
-  if (raw.length !== end - start) return false;
-  for (let i = 0; i < raw.length; i++) if (raw[i] !== text.charCodeAt(start + i)) return false;
-  return true;
-}
-
-/** FNV-1a over code units, continuing from `h`: the same value as hashRange over the stem's text. */
-export function hashCodes(codes: Uint16Array, h: number): number {
-  for (let i = 0; i < codes.length; i++) h = hashStep(h, codes[i] as number);
-  return h;
-}
-
-function computeInfo(token: string): TokenInfo {
-  const s = stem(token);
-  const codes = new Uint16Array(s.length);
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    codes[i] = c >= 0x30 && c <= 0x39 ? 0x30 : c;
+function hasDigit(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) return true;
   }
+  return false;
+}
+
+function tokenFlags(token: string): number {
   const latin = latinChecks(token);
-  const raw = new Uint16Array(token.length);
-  for (let i = 0; i < token.length; i++) raw[i] = token.charCodeAt(i);
-  return {
-    token,
-    raw,
-    codes,
-    stop: isStopword(token),
-    longLatin: latin.longLatin,
-    gibberish: latin.gibberish,
-    mixedScript: mixedScript(token),
-    cyrillicMash: cyrillicMash(token),
-  };
+  return (
+    (isStopword(token) ? TOKEN_STOP : 0) |
+    (latin.longLatin ? TOKEN_LONG_LATIN : 0) |
+    (latin.gibberish ? TOKEN_GIBBERISH : 0) |
+    (mixedScript(token) ? TOKEN_MIXED_SCRIPT : 0) |
+    (cyrillicMash(token) ? TOKEN_CYRILLIC_MASH : 0)
+  );
 }
 
 function latinChecks(token: string): { longLatin: boolean; gibberish: boolean } {
