@@ -1,6 +1,7 @@
 import type { FeatureExtractor } from '../features/index.ts';
 import type { LinearScorer } from './linear-scorer.ts';
 import type { Manifest } from './manifest.ts';
+import { Attribution } from './attribution.ts';
 import { explain, sentence } from './reasoning.ts';
 import type { Classifier, FormFields, Verdict } from './types.ts';
 
@@ -12,7 +13,7 @@ function sigmoid(z: number): number {
 export class LinearClassifier implements Classifier {
   readonly modelVersion: string;
   readonly featureVersion: string;
-  private readonly contributions: Float64Array;
+  private readonly attribution = new Attribution();
 
   constructor(
     readonly manifest: Manifest,
@@ -21,7 +22,6 @@ export class LinearClassifier implements Classifier {
   ) {
     this.modelVersion = manifest.version;
     this.featureVersion = manifest.featureVersion;
-    this.contributions = new Float64Array(extractor.dimension);
   }
 
   /** Calibrated spam probability, without reasoning (evaluation and benchmarks). */
@@ -34,10 +34,10 @@ export class LinearClassifier implements Classifier {
     const f = this.extractor.extract(fields);
     const { a, b } = this.manifest.calibration;
     // Contributions in calibrated log-odds, so they add up to what the caller's confidence reflects.
-    const spamProbability = sigmoid(a * this.scorer.logitWithContributions(f, this.contributions, a) + b);
+    const spamProbability = sigmoid(a * this.attribution.run(this.scorer, f, a) + b);
     const status = spamProbability >= this.manifest.threshold ? 'spam' : 'legitimate';
     const confidence = status === 'spam' ? spamProbability : 1 - spamProbability;
-    const signals = explain(f, this.contributions, status);
+    const signals = explain(f, this.attribution, status);
     return {
       status,
       spamProbability,

@@ -24,22 +24,4 @@ export class LinearScorer {
     for (let i = 0; i < n; i++) sum += (w[x.indices[i] as number] as number) * (x.values[i] as number);
     return this.kernel * sum + this.bias;
   }
-
-  /**
-   * The logit and, in the same pass over the weights, each feature's share of it times `scale` into `out`
-   * (kernel * w * value * scale): the same arithmetic as `logit`, with the weights read once.
-   */
-  logitWithContributions(x: SparseInput, out: Float64Array, scale: number): number {
-    const n = x.count ?? x.indices.length;
-    const w = this.weights;
-    const kernel = this.kernel;
-    let sum = 0;
-    for (let i = 0; i < n; i++) {
-      const wi = w[x.indices[i] as number] as number;
-      const vi = x.values[i] as number;
-      sum += wi * vi;
-      out[i] = kernel * wi * vi * scale;
-    }
-    return kernel * sum + this.bias;
-  }
 }
