@@ -29,72 +29,84 @@ export class TopFeatures {
   readonly slots = new Int32Array(TOP_SLOTS);
   readonly values = new Float64Array(TOP_SLOTS);
   count = 0;
-
-  /** Keeps `v` (> 0) if it is among the strongest; equal values keep their order of arrival. */
-  offer(slot: number, v: number): void {
-    const vals = this.values;
-    if (this.count === TOP_SLOTS && v <= (vals[TOP_SLOTS - 1] as number)) return;
-    let i = this.count < TOP_SLOTS ? this.count++ : TOP_SLOTS - 1;
-    while (i > 0 && (vals[i - 1] as number) < v) {
-      vals[i] = vals[i - 1] as number;
-      this.slots[i] = this.slots[i - 1] as number;
-      i--;
-    }
-    vals[i] = v;
-    this.slots[i] = slot;
-  }
 }
 
 /**
  * One submission's logit and where it came from: each group's net contribution (weight x value x scale), the
- * slot where each group first occurs, and the strongest features each way. Reused across calls.
+ * slot where each group first occurs, and each feature's contribution for `strongest`. Reused across calls.
  */
 export class Attribution {
   net = new Float64Array(64);
   first = new Int32Array(64);
   groupCount = 0;
-  readonly spam = new TopFeatures();
-  readonly legitimate = new TopFeatures();
+  private readonly top = new TopFeatures();
   private roleGroup = new Int32Array(64);
+  private contributions = new Float64Array(4096);
+  private count = 0;
 
   /** The logit exactly as `scorer.logit` computes it, attributing it on the way in one pass over the weights. */
   run(scorer: LinearScorer, f: Features, scale: number): number {
     this.reset(f);
+    // Everything the loop reads lives in locals: property loads per feature cost more than the arithmetic.
     const net = this.net;
     const first = this.first;
-    const spam = this.spam;
-    const legit = this.legitimate;
+    const roleGroup = this.roleGroup;
+    const out = this.contributions;
     const w = scorer.weights;
     const kernel = scorer.kernel;
-    const indices = f.indices;
-    const values = f.values;
-    const kinds = f.kinds;
+    const { indices, values, kinds, starts, fields, count } = f;
     let sum = 0;
     let wording = 0;
     let firstWording = -1;
-    for (let s = 0; s < f.count; s++) {
+    for (let s = 0; s < count; s++) {
       const wi = w[indices[s] as number] as number;
       const vi = values[s] as number;
       sum += wi * vi;
       const c = kernel * wi * vi * scale;
+      out[s] = c;
       const g = KIND_GROUP[kinds[s] as number] as number;
       if (g === G_WORDING) {
         wording += c;
         if (firstWording < 0) firstWording = s;
       } else {
-        const gi = this.groupOf(f, s, g);
+        const gi = g === BY_STRUCTURE ? G_STRUCTURE + (starts[s] as number) : g === BY_ROLE ? (roleGroup[fields[s] as number] as number) : g;
         net[gi] = (net[gi] as number) + c;
         if (first[gi] === -1) first[gi] = s;
-      }
-      if (c > 0) {
-        if (spam.count < TOP_SLOTS || c > (spam.values[TOP_SLOTS - 1] as number)) spam.offer(s, c);
-      } else if (c < 0) {
-        if (legit.count < TOP_SLOTS || -c > (legit.values[TOP_SLOTS - 1] as number)) legit.offer(s, -c);
       }
     }
     net[G_WORDING] = wording;
     first[G_WORDING] = firstWording;
+    this.count = count;
     return kernel * sum + scorer.bias;
+  }
+
+  /**
+   * The strongest features pushing towards `sign` (1 spam, -1 legitimate) in the last `run`, strongest first;
+   * equal contributions keep their order of occurrence. Only the verdict's side is ever asked for.
+   */
+  strongest(sign: number): TopFeatures {
+    const top = this.top;
+    const slots = top.slots;
+    const vals = top.values;
+    const out = this.contributions;
+    let n = 0;
+    // The weakest value the full list still keeps; 0 while it has room.
+    let floor = 0;
+    for (let s = 0; s < this.count; s++) {
+      const v = (out[s] as number) * sign;
+      if (v <= floor) continue;
+      let i = n < TOP_SLOTS ? n++ : TOP_SLOTS - 1;
+      while (i > 0 && (vals[i - 1] as number) < v) {
+        vals[i] = vals[i - 1] as number;
+        slots[i] = slots[i - 1] as number;
+        i--;
+      }
+      vals[i] = v;
+      slots[i] = s;
+      if (n === TOP_SLOTS) floor = vals[TOP_SLOTS - 1] as number;
+    }
+    top.count = n;
+    return top;
   }
 
   /** The group feature `slot` counts in: its structure fact, its field's role, links, email, or the wording. */
@@ -116,7 +128,6 @@ export class Attribution {
     if (this.roleGroup.length < f.roles.length) this.roleGroup = new Int32Array(f.roles.length * 2);
     // One group per field for its role tokens, looked up once instead of per feature.
     for (let i = 0; i < f.roles.length; i++) this.roleGroup[i] = G_ROLE + ROLE_GROUPS.indexOf(f.roles[i] as FieldRole);
-    this.spam.count = 0;
-    this.legitimate.count = 0;
+    if (this.contributions.length < f.count) this.contributions = new Float64Array(f.count * 2);
   }
 }

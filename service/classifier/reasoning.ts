@@ -19,7 +19,7 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
   const sign = status === 'spam' ? 1 : -1;
   const netOf = a.net;
   const first = a.first;
-  const top = status === 'spam' ? a.spam : a.legitimate;
+  const top = a.strongest(sign);
   // Name only the strongest features: slicing text for every feature would cost more than the model.
   const items = new Map<number, Map<string, number>>();
   for (let k = 0; k < top.count; k++) {
