@@ -12,6 +12,23 @@ const NOT_NAME = /(user|company|business|file|domain|room|host|form|org|product|
 const BOOKKEEPING = /^(_wpcf7|_wpnonce|_token|csrf|g-recaptcha|h-captcha|cf-turnstile|gform_|is_submit|form_id|formid|state_\d)/;
 
 export function roleOf(key: string, value: string): FieldRole {
+  let byKey = KEY_ROLES.get(key);
+  if (byKey === undefined) {
+    byKey = roleOfKey(key);
+    // Forms send the same few field names again and again; a bounded memo spares six regexes per field.
+    if (key.length <= 64) {
+      if (KEY_ROLES.size >= KEY_ROLES_LIMIT) KEY_ROLES.clear();
+      KEY_ROLES.set(key, byKey);
+    }
+  }
+  return byKey ?? roleFromValue(value);
+}
+
+const KEY_ROLES_LIMIT = 4096;
+const KEY_ROLES = new Map<string, FieldRole | null>();
+
+/** The role a field's name gives it, or null when the name says nothing (its value decides). */
+function roleOfKey(key: string): FieldRole | null {
   const k = bracketLeaf(key.toLowerCase());
   if (HONEYPOT.test(k)) return 'honeypot';
   if (BOOKKEEPING.test(k)) return 'other';
@@ -19,7 +36,7 @@ export function roleOf(key: string, value: string): FieldRole {
   if (URL.test(k)) return 'url';
   if (NAME.test(k) && !NOT_NAME.test(k)) return 'name';
   if (MESSAGE.test(k)) return 'message';
-  return roleFromValue(value);
+  return null;
 }
 
 // Opaque names (input_4, field[7]): fall back to what the value looks like.
