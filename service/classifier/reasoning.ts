@@ -5,9 +5,11 @@ import type { Signal, Status } from './types.ts';
 const MAX_SIGNALS = 3;
 const WORDS_PER_SIGNAL = 3;
 
-interface Group {
-  net: number;
-  items: Map<string, number>;
+/** The features the reasoning names: group, surface text and summed contribution, in order of first naming. */
+interface Named {
+  readonly group: number[];
+  readonly name: string[];
+  readonly value: number[];
 }
 
 /**
@@ -21,31 +23,32 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
   const first = a.first;
   const top = a.strongest(sign);
   // Name only the strongest features: slicing text for every feature would cost more than the model.
-  const items = new Map<number, Map<string, number>>();
+  const named: Named = { group: [], name: [], value: [] };
   for (let k = 0; k < top.count; k++) {
     const s = top.slots[k] as number;
     const name = surfaceOf(f, s);
     if (!name) continue;
     const g = a.groupOf(f, s);
-    let m = items.get(g);
-    if (m === undefined) items.set(g, (m = new Map()));
-    m.set(name, (m.get(name) ?? 0) + (top.values[k] as number));
+    const v = top.values[k] as number;
+    let j = 0;
+    while (j < named.group.length && !(named.group[j] === g && named.name[j] === name)) j++;
+    if (j === named.group.length) {
+      named.group.push(g);
+      named.name.push(name);
+      named.value.push(v);
+    } else named.value[j] = (named.value[j] as number) + v;
   }
   // Candidates in order of first occurrence, so equal contributions keep a stable order.
   const candidates: number[] = [];
   for (let g = 0; g < a.groupCount; g++) {
     if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
-    if (g < G_STRUCTURE && !items.has(g)) continue;
+    if (g < G_STRUCTURE && !named.group.includes(g)) continue;
     candidates.push(g);
   }
-  // Strongest first; the sort is stable, so equal contributions keep their order of first occurrence.
-  candidates.sort((x, y) => (first[x] as number) - (first[y] as number));
-  candidates.sort((x, y) => Math.abs(netOf[y] as number) - Math.abs(netOf[x] as number));
+  // Strongest first; equal contributions keep their order of first occurrence.
+  candidates.sort((x, y) => Math.abs(netOf[y] as number) - Math.abs(netOf[x] as number) || (first[x] as number) - (first[y] as number));
   // Only the signals that make the sentence are phrased.
-  return candidates.slice(0, MAX_SIGNALS).map((g) => {
-    const group: Group = { net: netOf[g] as number, items: items.get(g) ?? new Map() };
-    return { id: groupId(f, g), text: phrase(g, group, f, status), contribution: group.net };
-  });
+  return candidates.slice(0, MAX_SIGNALS).map((g) => ({ id: groupId(f, g), text: phrase(g, named, f, status), contribution: netOf[g] as number }));
 }
 
 function groupId(f: Features, g: number): string {
@@ -54,21 +57,25 @@ function groupId(f: Features, g: number): string {
   return g === G_LINKS ? 'links' : g === G_EMAIL ? 'email' : 'wording';
 }
 
-function quoted(g: Group): string {
-  return [...g.items.entries()]
-    .sort((a, b) => b[1] - a[1])
+/** The group's strongest named features, quoted: "'backlinks', 'rank'". */
+function quoted(named: Named, g: number): string {
+  const picked: number[] = [];
+  for (let j = 0; j < named.group.length; j++) if (named.group[j] === g) picked.push(j);
+  // Stable: equal contributions keep their order of first naming.
+  picked.sort((x, y) => (named.value[y] as number) - (named.value[x] as number));
+  return picked
     .slice(0, WORDS_PER_SIGNAL)
-    .map(([w]) => `'${w}'`)
+    .map((j) => `'${named.name[j]}'`)
     .join(', ');
 }
 
-function phrase(g: number, group: Group, f: Features, status: Status): string {
+function phrase(g: number, named: Named, f: Features, status: Status): string {
   if (g >= G_STRUCTURE) return describeStructure(f.structure[g - G_STRUCTURE] as string, f.facts);
-  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${quoted(group)})` : `wording typical of genuine messages (${quoted(group)})`;
-  if (g === G_LINKS) return status === 'spam' ? `links to ${quoted(group)}` : `links to ${quoted(group)}, which genuine senders use`;
-  if (g === G_EMAIL) return `an email address at ${quoted(group)}`;
+  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${quoted(named, g)})` : `wording typical of genuine messages (${quoted(named, g)})`;
+  if (g === G_LINKS) return status === 'spam' ? `links to ${quoted(named, g)}` : `links to ${quoted(named, g)}, which genuine senders use`;
+  if (g === G_EMAIL) return `an email address at ${quoted(named, g)}`;
   const role = ROLE_GROUPS[g - G_ROLE];
-  return `${quoted(group)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
+  return `${quoted(named, g)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
 }
 
 /** "Likely spam (0.97): 3 links in the message, ..., and a link in the name field." */
