@@ -58,7 +58,6 @@ export class Attribution {
     const { indices, values, kinds, starts, fields, count } = f;
     // The weight reads go first, in a loop that does nothing else: its cache misses overlap, where in the main
     // loop each one waited behind the arithmetic of the features before it.
-    if (this.weights.length < count) this.weights = new Float32Array(count * 2);
     const ws = this.weights;
     for (let s = 0; s < count; s++) ws[s] = w[indices[s] as number] as number;
     let sum = 0;
@@ -75,7 +74,7 @@ export class Attribution {
         wording += c;
         if (firstWording < 0) firstWording = s;
       } else {
-        const gi = g === BY_STRUCTURE ? G_STRUCTURE + (starts[s] as number) : g === BY_ROLE ? (roleGroup[fields[s] as number] as number) : g;
+        const gi = resolveGroup(g, starts[s] as number, fields[s] as number, roleGroup);
         net[gi] = (net[gi] as number) + c;
         if (first[gi] === -1) first[gi] = s;
       }
@@ -116,10 +115,8 @@ export class Attribution {
   }
 
   /** The group feature `slot` counts in: its structure fact, its field's role, links, email, or the wording. */
-  groupOf(f: Features, slot: number, byKind = KIND_GROUP[f.kinds[slot] as number] as number): number {
-    if (byKind === BY_STRUCTURE) return G_STRUCTURE + (f.starts[slot] as number);
-    if (byKind === BY_ROLE) return this.roleGroup[f.fields[slot] as number] as number;
-    return byKind;
+  groupOf(f: Features, slot: number): number {
+    return resolveGroup(KIND_GROUP[f.kinds[slot] as number] as number, f.starts[slot] as number, f.fields[slot] as number, this.roleGroup);
   }
 
   private reset(f: Features): void {
@@ -134,6 +131,16 @@ export class Attribution {
     if (this.roleGroup.length < f.roles.length) this.roleGroup = new Int32Array(f.roles.length * 2);
     // One group per field for its role tokens, looked up once instead of per feature.
     for (let i = 0; i < f.roles.length; i++) this.roleGroup[i] = G_ROLE + ROLE_GROUPS.indexOf(f.roles[i] as FieldRole);
-    if (this.contributions.length < f.count) this.contributions = new Float64Array(f.count * 2);
+    if (this.contributions.length < f.count) {
+      this.contributions = new Float64Array(f.count * 2);
+      this.weights = new Float32Array(f.count * 2);
+    }
   }
+}
+
+/** A feature's group from its kind's entry in KIND_GROUP, its start (structure facts) and its field (role tokens). */
+function resolveGroup(byKind: number, start: number, field: number, roleGroup: Int32Array): number {
+  if (byKind === BY_STRUCTURE) return G_STRUCTURE + start;
+  if (byKind === BY_ROLE) return roleGroup[field] as number;
+  return byKind;
 }

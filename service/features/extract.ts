@@ -451,8 +451,6 @@ export class FeatureExtractor {
   }
 }
 
-
-
 // `<a href`, `[url=`, `[link=` and markdown `](http` are how link-dropping bots format links.
 function isMarkupLink(lower: string, i: number): boolean {
   const c = lower.charCodeAt(i);

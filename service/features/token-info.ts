@@ -31,8 +31,8 @@ const R_HEAD = 7; // the stem hashed as a bigram's first word, with the separati
  * Bounded: at half load (or a full character pool) it starts again.
  */
 export class TokenTable {
-  readonly records: Int32Array;
-  readonly pool: Uint16Array;
+  private readonly records: Int32Array;
+  private readonly pool: Uint16Array;
   private readonly tokens: (string | undefined)[];
   private readonly shift: number;
   private readonly mask: number;
@@ -147,12 +147,13 @@ function hasDigit(token: string): boolean {
 
 function tokenFlags(token: string): number {
   const latin = latinChecks(token);
+  const scripts = scriptMask(token);
   return (
     (isStopword(token) ? TOKEN_STOP : 0) |
     (latin.longLatin ? TOKEN_LONG_LATIN : 0) |
     (latin.gibberish ? TOKEN_GIBBERISH : 0) |
-    (mixedScript(token) ? TOKEN_MIXED_SCRIPT : 0) |
-    (cyrillicMash(token) ? TOKEN_CYRILLIC_MASH : 0)
+    (mixedScript(scripts) ? TOKEN_MIXED_SCRIPT : 0) |
+    (cyrillicMash(token, scripts) ? TOKEN_CYRILLIC_MASH : 0)
   );
 }
 
@@ -190,14 +191,13 @@ function scriptMask(token: string): number {
 }
 
 // Latin mixed with Cyrillic or Greek inside one word is the look-alike trick (pаypal with a Cyrillic а).
-function mixedScript(token: string): boolean {
-  const mask = scriptMask(token);
-  return (mask & 1) !== 0 && (mask & 0b110) !== 0;
+function mixedScript(scripts: number): boolean {
+  return (scripts & 1) !== 0 && (scripts & 0b110) !== 0;
 }
 
 // A Cyrillic word typed along a keyboard row (фывапролд) is a mash, not a word.
-function cyrillicMash(token: string): boolean {
-  return token.length >= 6 && scriptMask(token) === 0b10 && keyboardWalk(token, CYRILLIC_KEYS);
+function cyrillicMash(token: string, scripts: number): boolean {
+  return token.length >= 6 && scripts === 0b10 && keyboardWalk(token, CYRILLIC_KEYS);
 }
 
 // Keyboard rows (QWERTY and ЙЦУКЕН), as row * 16 + column per letter.
