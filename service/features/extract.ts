@@ -236,7 +236,6 @@ export class FeatureExtractor {
     if (role === 'message') f.messageChars += n;
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
-    const single = sizes.length === 1 ? (sizes[0] as number) : 0;
     // Counters live in locals for the loop and are written back once: property stores per character cost more.
     let digits = 0, letters = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0;
     let maxRepeat = f.maxRepeat;
@@ -297,11 +296,7 @@ export class FeatureExtractor {
       g5 = hashStep(g4, code); g4 = hashStep(g3, code); g3 = hashStep(g2, code); g2 = hashStep(g1, code); g1 = hashStep(NS_CHAR, code);
       p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = i;
       seen++;
-      // One size (the default, 4) needs no loop; several go in settings order, which fixes the slot order.
-      if (single === 4) {
-        if (seen >= 4) this.add(g4, KIND.char, fi, p1, i + 1);
-        continue;
-      }
+      // Sizes go in settings order, which fixes the slot order.
       for (let k = 0; k < sizes.length; k++) {
         const size = sizes[k] as number;
         if (seen < size) continue;
