@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FeatureExtractor, DEFAULT_FEATURE_SETTINGS, BASELINE_FEATURE_SETTINGS, type FeatureSettings } from '../service/features/index.ts';
 import { LinearScorer } from '../service/classifier/linear-scorer.ts';
+import { dequantize, quantizeUint8, type HashedWeights } from '../service/classifier/hashed-weights.ts';
 import type { Manifest } from '../service/classifier/manifest.ts';
 import { initBackend } from './model/backend.ts';
 import { loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
@@ -45,7 +46,7 @@ interface FittedModel {
   readonly scorer: LinearScorer;
   readonly platt: Platt;
   readonly threshold: number;
-  readonly weights: Float32Array;
+  readonly weights: HashedWeights & { readonly table: Uint8Array };
   readonly bias: number;
 }
 
@@ -109,12 +110,13 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       sourceWeights: { ...opts.sourceWeights },
       backend,
     },
+    quantization: { hashedWeights: 'uint8', scale: main.weights.scale },
     trainingSeconds: 0,
   };
-  const model = buildLayersModel(extractor.dimension, main.weights, main.bias);
+  const model = buildLayersModel(extractor.dimension, dequantize(main.weights), main.bias);
   const dir = path.join(opts.outDir, version);
   const final: Manifest = { ...manifest, trainingSeconds: Math.round((performance.now() - started) / 100) / 10 };
-  await exportModel(dir, model, final, renderReport(final));
+  await exportModel(dir, model, final, renderReport(final), main.weights);
   model.dispose();
   return { manifest: final, dir };
 }
@@ -146,13 +148,15 @@ function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, p
     onEpoch: (e, loss) => opts.log(`${phase}: epoch ${e}/${opts.epochs} loss ${loss.toFixed(4)}`),
     onBatch: (done, total) => opts.progress?.(done, total, phase),
   });
-  const scorer = new LinearScorer(weights, 1, bias);
+  // The shipped weights are the quantized ones: threshold, calibration and metrics are computed with them.
+  const quantized = quantizeUint8(weights);
+  const scorer = new LinearScorer(quantized, 1, bias);
   const logits = split.validation.map((r) => scorer.logit(extractor.extract(r.fields)));
   const labels = split.validation.map((r) => (r.label === 'spam' ? 1 : 0) as 0 | 1);
   const platt = fitPlatt(logits, labels);
   const probs = logits.map((z) => sigmoid(platt.a * z + platt.b));
   const threshold = thresholdForFpr(probs, labels, opts.targetFpr);
-  return { scorer, platt, threshold, weights, bias };
+  return { scorer, platt, threshold, weights: quantized, bias };
 }
 
 function score(extractor: FeatureExtractor, records: readonly LabelledRecord[], m: FittedModel): Scored[] {

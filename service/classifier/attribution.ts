@@ -53,13 +53,15 @@ export class Attribution {
     const first = this.first;
     const roleGroup = this.roleGroup;
     const out = this.contributions;
-    const w = scorer.weights;
+    const w = scorer.table;
     const kernel = scorer.kernel;
+    const wScale = scorer.scale;
+    const wOffset = scorer.offset;
     const { indices, values, kinds, starts, fields, count } = f;
     // The weight reads go first, in a loop that does nothing else: its cache misses overlap, where in the main
     // loop each one waited behind the arithmetic of the features before it.
     const ws = this.weights;
-    for (let s = 0; s < count; s++) ws[s] = w[indices[s] as number] as number;
+    for (let s = 0; s < count; s++) ws[s] = (w[indices[s] as number] as number) * wScale + wOffset;
     let sum = 0;
     let wording = 0;
     let firstWording = -1;

@@ -1,3 +1,5 @@
+import type { HashedWeights } from './hashed-weights.ts';
+
 /** Sparse features as the scorer reads them: the first `count` entries of the arrays. */
 export interface SparseInput {
   readonly count?: number;
@@ -11,17 +13,27 @@ export interface SparseInput {
  * tensor allocation. Must agree with the TF.js model (a test checks this on the whole test split).
  */
 export class LinearScorer {
+  readonly table: Uint8Array | Float32Array;
+  readonly scale: number;
+  readonly offset: number;
+
   constructor(
-    readonly weights: Float32Array,
+    weights: HashedWeights,
     readonly kernel: number,
     readonly bias: number,
-  ) {}
+  ) {
+    this.table = weights.table;
+    this.scale = weights.scale;
+    this.offset = weights.offset;
+  }
 
   logit(x: SparseInput): number {
     const n = x.count ?? x.indices.length;
-    const w = this.weights;
+    const w = this.table;
+    const { scale, offset } = this;
     let sum = 0;
-    for (let i = 0; i < n; i++) sum += (w[x.indices[i] as number] as number) * (x.values[i] as number);
+    // fround: the float32 weight TF.js dequantizes to, and what the attribution pass stores.
+    for (let i = 0; i < n; i++) sum += Math.fround((w[x.indices[i] as number] as number) * scale + offset) * (x.values[i] as number);
     return this.kernel * sum + this.bias;
   }
 }

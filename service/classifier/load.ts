@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, featureVersion } from '../features/index.ts';
 import { FeatureVersionMismatchError, ModelLoadError } from './errors.ts';
 import { LinearClassifier } from './linear-classifier.ts';
+import { floatWeights, type HashedWeights } from './hashed-weights.ts';
 import { LinearScorer } from './linear-scorer.ts';
 import { manifestSchema, type Manifest } from './manifest.ts';
 
@@ -18,7 +19,20 @@ const VERSION = /^\d{8}-\d{6}(-[a-z0-9-]+)?$/;
 const modelJsonSchema = z.object({
   format: z.literal('layers-model'),
   weightsManifest: z
-    .array(z.object({ paths: z.array(z.string()), weights: z.array(z.object({ name: z.string(), shape: z.array(z.number().int()), dtype: z.literal('float32') })) }))
+    .array(
+      z.object({
+        paths: z.array(z.string()),
+        weights: z.array(
+          z.object({
+            name: z.string(),
+            shape: z.array(z.number().int()),
+            dtype: z.literal('float32'),
+            // TF.js affine quantization (value = q * scale + min); the exporter uses it for the hashed layer.
+            quantization: z.object({ dtype: z.literal('uint8'), scale: z.number().positive(), min: z.number() }).optional(),
+          }),
+        ),
+      }),
+    )
     .length(1),
 });
 
@@ -83,25 +97,32 @@ async function readScorer(dir: string, dimension: number): Promise<LinearScorer>
   try {
     modelJson = modelJsonSchema.parse(JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')));
   } catch (e) {
-    throw new ModelLoadError(`${path.join(dir, 'model.json')} is not a float32 TF.js layers model: ${(e as Error).message}`);
+    throw new ModelLoadError(`${path.join(dir, 'model.json')} is not a TF.js layers model this service reads (float32, hashed layer optionally uint8-quantized): ${(e as Error).message}`);
   }
-  const group = modelJson.weightsManifest[0] as { paths: string[]; weights: { name: string; shape: number[] }[] };
+  const group = modelJson.weightsManifest[0] as z.infer<typeof modelJsonSchema>['weightsManifest'][number];
   const buffers = await Promise.all(group.paths.map((p) => readFile(path.join(dir, path.basename(p)))));
   const bytes = Buffer.concat(buffers);
-  const arrays = new Map<string, Float32Array>();
+  const arrays = new Map<string, HashedWeights>();
   let offset = 0;
   for (const spec of group.weights) {
     const size = spec.shape.reduce((a, b) => a * b, 1);
-    if (offset + size * 4 > bytes.length) throw new ModelLoadError(`${dir}: weights.bin is shorter than model.json says`);
-    // Copy into an aligned buffer: the file's bytes may not start on a 4-byte boundary.
-    arrays.set(spec.name, new Float32Array(bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + size * 4)));
-    offset += size * 4;
+    const q = spec.quantization;
+    const length = size * (q ? 1 : 4);
+    if (offset + length > bytes.length) throw new ModelLoadError(`${dir}: weights.bin is shorter than model.json says`);
+    // Copy into an aligned buffer of its own: the file's bytes may not start on a 4-byte boundary.
+    const own = bytes.buffer.slice(bytes.byteOffset + offset, bytes.byteOffset + offset + length);
+    arrays.set(spec.name, q ? { table: new Uint8Array(own), scale: q.scale, offset: q.min } : floatWeights(new Float32Array(own)));
+    offset += length;
   }
-  const find = (suffix: string): Float32Array => {
+  const find = (suffix: string): HashedWeights => {
     for (const [name, arr] of arrays) if (name.endsWith(suffix)) return arr;
     throw new ModelLoadError(`${dir}: model.json has no weight named *${suffix}`);
   };
+  const scalar = (suffix: string): number => {
+    const w = find(suffix);
+    return (w.table[0] as number) * w.scale + w.offset;
+  };
   const weights = find('hashed_weights/embeddings');
-  if (weights.length !== dimension) throw new ModelLoadError(`${dir}: ${weights.length} hashed weights, the feature settings need ${dimension}`);
-  return new LinearScorer(weights, find('output/kernel')[0] as number, find('output/bias')[0] as number);
+  if (weights.table.length !== dimension) throw new ModelLoadError(`${dir}: ${weights.table.length} hashed weights, the feature settings need ${dimension}`);
+  return new LinearScorer(weights, scalar('output/kernel'), scalar('output/bias'));
 }

@@ -65,6 +65,8 @@ export const manifestSchema = z.object({
     sourceWeights: z.record(z.string(), z.number()),
     backend: z.string(),
   }),
+  /** How weights.bin stores the hashed layer; absent in exports from before quantization (float32). */
+  quantization: z.object({ hashedWeights: z.literal('uint8'), scale: z.number().positive() }).optional(),
   trainingSeconds: z.number(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;

@@ -7,6 +7,11 @@ import { loadClassifier } from '../../service/classifier/load.ts';
 import { manifestSchema } from '../../service/classifier/manifest.ts';
 import { repoRoot } from '../../service/config/env.ts';
 import { KEY, ORIGIN, testApp } from '../service/helpers.ts';
+import { FeatureExtractor } from '../../service/features/index.ts';
+import { initBackend } from '../../training/model/backend.ts';
+import { predictReference } from '../../training/model/linear-model.ts';
+import { loadReferenceModel } from '../../training/model/load-reference.ts';
+import { loadDataDir } from '../../training/data/loaders.ts';
 
 const out = mkdtempSync(path.join(tmpdir(), 'formguard-train-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -36,6 +41,15 @@ describe('npm run train on a small fixture', () => {
 
     const classifier = await loadClassifier({ modelsDir: out });
     expect(classifier.modelVersion).toBe('20260102-030405');
+    // The hashed layer ships as one byte per bucket, and TF.js reads the file to the weights the service uses.
+    expect(readFileSync(path.join(dir, 'weights.bin')).length).toBe(2 ** manifest.featureSettings.hashBits + 8);
+    await initBackend('cpu');
+    const reference = await loadReferenceModel(dir);
+    const extractor = new FeatureExtractor(manifest.featureSettings);
+    const examples = loadDataDir(options.dataDir).records.map((r) => extractor.extractCopy(r.fields));
+    const expected = predictReference(reference, examples);
+    reference.dispose();
+    examples.forEach((e, i) => expect(1 / (1 + Math.exp(-classifier.scorer.logit(e)))).toBeCloseTo(expected[i] as number, 5));
     const app = await testApp({ classifier });
     try {
       const res = await app.inject({

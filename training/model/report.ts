@@ -32,7 +32,11 @@ export function renderReport(m: Manifest): string {
 Created ${m.created} in ${m.trainingSeconds.toFixed(1)} s (backend ${m.parameters.backend}). Feature version \`${m.featureVersion}\`.
 Decision threshold ${m.threshold.toFixed(4)} on the calibrated spam probability, chosen on the validation split for a
 false-positive rate of at most ${pct(m.targetFpr)}. Calibration: Platt scaling (a = ${m.calibration.a.toFixed(4)}, b = ${m.calibration.b.toFixed(4)}).
-Expected calibration error on test: ${m.metrics.test.ece.toFixed(4)}.
+Expected calibration error on test: ${m.metrics.test.ece.toFixed(4)}.${
+    m.quantization
+      ? `\nThe hashed weights ship as uint8 (TF.js affine quantization, step ${m.quantization.scale.toPrecision(4)}); the threshold,\ncalibration and every figure below were computed with the quantized weights.`
+      : ''
+  }
 
 Test split, this model against the baseline: ${better.join('; ')}.
 
