@@ -50,6 +50,32 @@ describe('loadClassifier', () => {
     await expect(loadClassifier({ modelsDir: dir, version: '20250402-000000' })).rejects.toThrow(/trained with feature version/);
   });
 
+  it('reads a float32 export (from before quantization) to the same scores as the uint8 one', async () => {
+    copyAs('20250601-000000');
+    const folder = path.join(dir, '20250601-000000');
+    const json = JSON.parse(readFileSync(path.join(folder, 'model.json'), 'utf8'));
+    const specs = json.weightsManifest[0].weights as { shape: number[]; quantization?: { scale: number; min: number } }[];
+    const bytes = readFileSync(path.join(folder, 'weights.bin'));
+    const parts: Buffer[] = [];
+    let offset = 0;
+    for (const spec of specs) {
+      const size = spec.shape.reduce((a, b) => a * b, 1);
+      const q = spec.quantization;
+      if (q) parts.push(Buffer.from(Float32Array.from(bytes.subarray(offset, offset + size), (v) => v * q.scale + q.min).buffer));
+      else parts.push(bytes.subarray(offset, offset + size * 4));
+      offset += size * (q ? 1 : 4);
+      delete spec.quantization;
+    }
+    writeFileSync(path.join(folder, 'weights.bin'), Buffer.concat(parts));
+    writeFileSync(path.join(folder, 'model.json'), JSON.stringify(json));
+    const fields = { name: 'Ann', message: 'Cheap backlinks here: http://seo.example.top buy now' };
+    const float = await loadClassifier({ modelsDir: dir, version: '20250601-000000' });
+    const uint8 = await loadClassifier({ modelsDir: bundled, version });
+    expect(float.scorer.table).toBeInstanceOf(Float32Array);
+    expect(uint8.scorer.table).toBeInstanceOf(Uint8Array);
+    expect({ ...float.classify(fields), modelVersion: version }).toEqual(uint8.classify(fields));
+  });
+
   it('names the problem when a manifest or weights file is broken', async () => {
     copyAs('20250501-000000', (m) => {
       delete m.threshold;
