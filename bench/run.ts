@@ -160,6 +160,9 @@ async function main(): Promise<void> {
     // RSS over 1,000,000 verify requests (realistic bodies), per service process, in chunks (bounded in time).
     report.rss = [];
     for (const s of targets.slice(1)) {
+      // A server that sat idle through the other's run has had its heap shrunk by V8's memory reducer: a short
+      // load first, so "before" is the warm working set and the growth is what the 1M requests add.
+      await load({ target: s.name, url: s.url, bodies: realistic, durationS: cfg.warmS });
       const before = rssMiB(s.pid);
       log(`${s.name}: ${cfg.amount.toLocaleString('en')} requests, RSS before ${before.toFixed(1)} MiB`);
       const checkpoints: number[] = [];

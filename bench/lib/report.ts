@@ -136,6 +136,9 @@ export function renderMarkdown(r: BenchReport): string {
   if (r.ready.verifyRedisMs !== undefined) lines.push(`| service, Redis | ${f0(r.ready.verifyRedisMs)} |`);
   lines.push(`| bare route | ${f0(r.ready.bareMs)} |`);
   lines.push('');
+  lines.push('"Before" is read after a short warm-up load (the server may have idled, and shrunk its heap, through the other');
+  lines.push('server\'s run); growth is after − before.');
+  lines.push('');
   lines.push('| RSS over N verify requests | requests | req/s | non-2xx | before MiB | after MiB | 2 s later MiB | growth MB | 2nd-half growth MB | MiB after each 10% |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const x of r.rss) {
