@@ -1,15 +1,66 @@
-import { describeStructure, surfaceOf, type Features } from '../features/index.ts';
-import { G_EMAIL, G_LINKS, G_ROLE, G_STRUCTURE, G_WORDING, ROLE_GROUPS, type Attribution } from './attribution.ts';
+import { describeStructure, surfaceSpan, surfaceText, type Features, type Span } from '../features/index.ts';
+import { G_EMAIL, G_LINKS, G_ROLE, G_STRUCTURE, G_WORDING, ROLE_GROUPS, TOP_SLOTS, type Attribution } from './attribution.ts';
 import type { Signal, Status } from './types.ts';
 
 const MAX_SIGNALS = 3;
 const WORDS_PER_SIGNAL = 3;
 
-/** The features the reasoning names: group, surface text and summed contribution, in order of first naming. */
-interface Named {
-  readonly group: number[];
-  readonly name: string[];
-  readonly value: number[];
+/**
+ * The features the reasoning names, in order of first naming: group, where the name lies (field and span),
+ * the name and the summed contribution. Reused across calls; only `count` entries are live.
+ */
+class Named {
+  readonly group = new Int32Array(TOP_SLOTS);
+  readonly field = new Int32Array(TOP_SLOTS);
+  readonly start = new Int32Array(TOP_SLOTS);
+  readonly end = new Int32Array(TOP_SLOTS);
+  readonly value = new Float64Array(TOP_SLOTS);
+  readonly name: string[] = [];
+  count = 0;
+
+  /** Adds `v` to the entry for (group, name), creating it; the span is checked first, so a repeat costs no slice. */
+  add(f: Features, slot: number, g: number, v: number): void {
+    const span = this.span;
+    surfaceSpan(f, slot, span);
+    const field = f.fields[slot] as number;
+    const n = this.count;
+    for (let j = 0; j < n; j++) {
+      if (this.group[j] === g && this.field[j] === field && this.start[j] === span.start && this.end[j] === span.end) {
+        this.value[j] = (this.value[j] as number) + v;
+        return;
+      }
+    }
+    const name = surfaceText(f, slot, span);
+    if (!name) return;
+    for (let j = 0; j < n; j++) {
+      if (this.group[j] === g && this.name[j] === name) {
+        this.value[j] = (this.value[j] as number) + v;
+        return;
+      }
+    }
+    this.group[n] = g;
+    this.field[n] = field;
+    this.start[n] = span.start;
+    this.end[n] = span.end;
+    this.value[n] = v;
+    this.name[n] = name;
+    this.count = n + 1;
+  }
+
+  has(g: number): boolean {
+    for (let j = 0; j < this.count; j++) if (this.group[j] === g) return true;
+    return false;
+  }
+
+  private readonly span: Span = { start: 0, end: 0 };
+}
+
+const named = new Named();
+const chosen = new Int32Array(MAX_SIGNALS);
+
+function alreadyChosen(g: number, picked: number): boolean {
+  for (let i = 0; i < picked; i++) if (chosen[i] === g) return true;
+  return false;
 }
 
 /**
@@ -23,32 +74,35 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
   const first = a.first;
   const top = a.strongest(sign);
   // Name only the strongest features: slicing text for every feature would cost more than the model.
-  const named: Named = { group: [], name: [], value: [] };
+  named.count = 0;
   for (let k = 0; k < top.count; k++) {
     const s = top.slots[k] as number;
-    const name = surfaceOf(f, s);
-    if (!name) continue;
-    const g = a.groupOf(f, s);
-    const v = top.values[k] as number;
-    let j = 0;
-    while (j < named.group.length && !(named.group[j] === g && named.name[j] === name)) j++;
-    if (j === named.group.length) {
-      named.group.push(g);
-      named.name.push(name);
-      named.value.push(v);
-    } else named.value[j] = (named.value[j] as number) + v;
+    named.add(f, s, a.groupOf(f, s), top.values[k] as number);
   }
-  // Candidates in order of first occurrence, so equal contributions keep a stable order.
-  const candidates: number[] = [];
-  for (let g = 0; g < a.groupCount; g++) {
-    if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
-    if (g < G_STRUCTURE && !named.group.includes(g)) continue;
-    candidates.push(g);
+  // The strongest groups pushing towards the verdict; equal contributions keep their order of first occurrence.
+  let picked = 0;
+  for (; picked < MAX_SIGNALS; picked++) {
+    let best = -1;
+    for (let g = 0; g < a.groupCount; g++) {
+      if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
+      if (g < G_STRUCTURE && !named.has(g)) continue;
+      if (alreadyChosen(g, picked)) continue;
+      if (best === -1) best = g;
+      else {
+        const d = Math.abs(netOf[g] as number) - Math.abs(netOf[best] as number);
+        if (d > 0 || (d === 0 && (first[g] as number) < (first[best] as number))) best = g;
+      }
+    }
+    if (best === -1) break;
+    chosen[picked] = best;
   }
-  // Strongest first; equal contributions keep their order of first occurrence.
-  candidates.sort((x, y) => Math.abs(netOf[y] as number) - Math.abs(netOf[x] as number) || (first[x] as number) - (first[y] as number));
   // Only the signals that make the sentence are phrased.
-  return candidates.slice(0, MAX_SIGNALS).map((g) => ({ id: groupId(f, g), text: phrase(g, named, f, status), contribution: netOf[g] as number }));
+  const signals: Signal[] = [];
+  for (let i = 0; i < picked; i++) {
+    const g = chosen[i] as number;
+    signals.push({ id: groupId(f, g), text: phrase(g, f, status), contribution: netOf[g] as number });
+  }
+  return signals;
 }
 
 function groupId(f: Features, g: number): string {
@@ -57,25 +111,36 @@ function groupId(f: Features, g: number): string {
   return g === G_LINKS ? 'links' : g === G_EMAIL ? 'email' : 'wording';
 }
 
-/** The group's strongest named features, quoted: "'backlinks', 'rank'". */
-function quoted(named: Named, g: number): string {
-  const picked: number[] = [];
-  for (let j = 0; j < named.group.length; j++) if (named.group[j] === g) picked.push(j);
-  // Stable: equal contributions keep their order of first naming.
-  picked.sort((x, y) => (named.value[y] as number) - (named.value[x] as number));
-  return picked
-    .slice(0, WORDS_PER_SIGNAL)
-    .map((j) => `'${named.name[j]}'`)
-    .join(', ');
+/** The group's strongest named features, quoted: "'backlinks', 'rank'"; equal values keep their naming order. */
+function quoted(g: number): string {
+  let out = '';
+  let taken = 0;
+  let last = Infinity;
+  let lastJ = -1;
+  for (; taken < WORDS_PER_SIGNAL; taken++) {
+    let best = -1;
+    for (let j = 0; j < named.count; j++) {
+      if (named.group[j] !== g) continue;
+      const v = named.value[j] as number;
+      // Entries already taken rank above (last, lastJ) in (value desc, order asc).
+      if (v > last || (v === last && j <= lastJ)) continue;
+      if (best === -1 || v > (named.value[best] as number)) best = j;
+    }
+    if (best === -1) break;
+    out += `${taken > 0 ? ', ' : ''}'${named.name[best]}'`;
+    last = named.value[best] as number;
+    lastJ = best;
+  }
+  return out;
 }
 
-function phrase(g: number, named: Named, f: Features, status: Status): string {
+function phrase(g: number, f: Features, status: Status): string {
   if (g >= G_STRUCTURE) return describeStructure(f.structure[g - G_STRUCTURE] as string, f.facts);
-  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${quoted(named, g)})` : `wording typical of genuine messages (${quoted(named, g)})`;
-  if (g === G_LINKS) return status === 'spam' ? `links to ${quoted(named, g)}` : `links to ${quoted(named, g)}, which genuine senders use`;
-  if (g === G_EMAIL) return `an email address at ${quoted(named, g)}`;
+  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${quoted(g)})` : `wording typical of genuine messages (${quoted(g)})`;
+  if (g === G_LINKS) return status === 'spam' ? `links to ${quoted(g)}` : `links to ${quoted(g)}, which genuine senders use`;
+  if (g === G_EMAIL) return `an email address at ${quoted(g)}`;
   const role = ROLE_GROUPS[g - G_ROLE];
-  return `${quoted(named, g)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
+  return `${quoted(g)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
 }
 
 /** "Likely spam (0.97): 3 links in the message, ..., and a link in the name field." */

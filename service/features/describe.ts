@@ -2,28 +2,55 @@ import { CHAR_CLASS, NOSPACE, SEP } from './char-class.ts';
 import { STRUCTURE_FIELD, type Features } from './extract.ts';
 import { KIND } from './kinds.ts';
 
-/** Text a person would recognise for feature `slot`: the word (or words) it came from. */
-export function surfaceOf(f: Features, slot: number): string {
-  const field = f.fields[slot] as number;
-  if (field === STRUCTURE_FIELD) return f.structure[f.starts[slot] as number] ?? '';
-  const text = f.texts[field] ?? '';
+/** The stretch of a field's text that names a feature: [start, end) in `f.texts[field]`. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where the name of feature `slot` lies in its field's text: the word (or words) it came from. Structure
+ * features have no span (their name is their id); `surfaceOf` gives the text itself.
+ */
+export function surfaceSpan(f: Features, slot: number, span: Span): void {
   let start = f.starts[slot] as number;
   let end = f.ends[slot] as number;
+  const field = f.fields[slot] as number;
+  // Scripts without spaces have no word to expand to: the n-gram itself is the best name.
+  if (field !== STRUCTURE_FIELD && f.kinds[slot] === KIND.char) {
+    const text = f.texts[field] ?? '';
+    if (!hasNoSpaceChar(text, start, end)) {
+      // An n-gram is named by the word(s) it lies in, so reasoning quotes words, not fragments.
+      while (start > 0 && CHAR_CLASS[text.charCodeAt(start - 1)] !== SEP) start--;
+      while (start < end && CHAR_CLASS[text.charCodeAt(start)] === SEP) start++;
+      while (end < text.length && CHAR_CLASS[text.charCodeAt(end)] !== SEP) end++;
+      while (end > start && CHAR_CLASS[text.charCodeAt(end - 1)] === SEP) end--;
+    }
+  }
+  span.start = start;
+  span.end = end;
+}
+
+/** The name of feature `slot` whose span `surfaceSpan` gave: equal spans of one kind give equal names. */
+export function surfaceText(f: Features, slot: number, span: Span): string {
+  const field = f.fields[slot] as number;
+  if (field === STRUCTURE_FIELD) return f.structure[span.start] ?? '';
+  const text = f.texts[field] ?? '';
   const kind = f.kinds[slot];
   if (kind === KIND.domain || kind === KIND.emailDomain) {
-    const host = text.slice(start, end);
+    const host = text.slice(span.start, span.end);
     return host.includes('.') ? host : `.${host}`;
   }
-  // Scripts without spaces have no word to expand to: the n-gram itself is the best name.
-  if (kind === KIND.char && !hasNoSpaceChar(text, start, end)) {
-    // An n-gram is named by the word(s) it lies in, so reasoning quotes words, not fragments.
-    while (start > 0 && CHAR_CLASS[text.charCodeAt(start - 1)] !== SEP) start--;
-    while (start < end && CHAR_CLASS[text.charCodeAt(start)] === SEP) start++;
-    while (end < text.length && CHAR_CLASS[text.charCodeAt(end)] !== SEP) end++;
-    while (end > start && CHAR_CLASS[text.charCodeAt(end - 1)] === SEP) end--;
-  }
-  const s = text.slice(start, end).trim();
+  const s = text.slice(span.start, span.end).trim();
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
+const scratch: Span = { start: 0, end: 0 };
+
+/** Text a person would recognise for feature `slot`: the word (or words) it came from. */
+export function surfaceOf(f: Features, slot: number): string {
+  surfaceSpan(f, slot, scratch);
+  return surfaceText(f, slot, scratch);
 }
 
 function hasNoSpaceChar(text: string, start: number, end: number): boolean {
