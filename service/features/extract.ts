@@ -107,7 +107,7 @@ export class FeatureExtractor {
   extract(input: FormFields): Features {
     this.count = 0;
     this.facts = emptyFacts();
-    const flat = flattenFields(input, this.flat);
+    const flat = flattenFields(input, this.flat, this.settings.maxChars);
     this.texts = [];
     this.roles = [];
     let budget = this.settings.maxChars;

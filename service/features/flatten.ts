@@ -16,17 +16,19 @@ const MAX_FIELDS = 256;
  * Flattens nested form data into leaf texts in document order. Booleans, null and empty
  * strings are kept (a filled vs. empty honeypot matters); depth and field count are bounded.
  */
-export function flattenFields(fields: FormFields, out: FieldText[] = []): FieldText[] {
+export function flattenFields(fields: FormFields, out: FieldText[] = [], maxChars = Infinity): FieldText[] {
   out.length = 0;
-  walk(fields, '', 0, out);
+  walk(fields, '', 0, out, false, maxChars);
   return out;
 }
 
-function walk(value: unknown, key: string, depth: number, out: FieldText[], inArray = false): void {
+function walk(value: unknown, key: string, depth: number, out: FieldText[], inArray: boolean, maxChars: number): void {
   if (out.length >= MAX_FIELDS) return;
   if (value === null || value === undefined) return;
   if (typeof value === 'string') {
-    out.push({ key, role: roleOf(key, value), text: clean(value) });
+    const role = roleOf(key, value);
+    // A honeypot's text is only checked for being blank, which a cut could change.
+    out.push({ key, role, text: role === 'honeypot' ? clean(value) : cleanPrefix(value, maxChars) });
     return;
   }
   if (typeof value === 'number' || typeof value === 'boolean') {
@@ -35,15 +37,15 @@ function walk(value: unknown, key: string, depth: number, out: FieldText[], inAr
   }
   if (depth >= MAX_DEPTH || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const item of value) walk(item, key, depth + 1, out, true);
+    for (const item of value) walk(item, key, depth + 1, out, true, maxChars);
     return;
   }
   const pair = inArray ? namedValue(value as Record<string, unknown>) : undefined;
   if (pair !== undefined) {
-    walk(pair.value, pair.name, depth + 1, out);
+    walk(pair.value, pair.name, depth + 1, out, false, maxChars);
     return;
   }
-  for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], k, depth + 1, out);
+  for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], k, depth + 1, out, false, maxChars);
 }
 
 const NAME_KEYS = ['name', 'field', 'key', 'label'] as const;
@@ -65,6 +67,22 @@ function namedValue(o: Record<string, unknown>): { name: string; value: unknown 
 
 // Zero-width characters, soft hyphens and BOMs hide words from filters; NFKC folds look-alike forms.
 const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]/g;
+
+// Text cleaned beyond what extraction reads: enough that normalization at the cut cannot reach back into it.
+const CUT_MARGIN = 1024;
+
+/**
+ * `clean(s)` up to at least `maxChars` characters: the extractor reads no further, and a 64 KiB field would
+ * otherwise be normalized whole. Falls back to the whole text when removed characters leave the prefix short.
+ */
+function cleanPrefix(s: string, maxChars: number): string {
+  if (s.length <= maxChars + CUT_MARGIN) return clean(s);
+  let cut = maxChars + CUT_MARGIN;
+  // Never split a surrogate pair.
+  if ((s.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut++;
+  const head = clean(s.slice(0, cut));
+  return head.length >= maxChars + CUT_MARGIN / 2 ? head : clean(s);
+}
 
 function clean(s: string): string {
   if (isAscii(s)) return s;
