@@ -34,11 +34,32 @@ export function fitPlatt(logits: readonly number[], labels: readonly (0 | 1)[]):
     if (Math.abs(det) < 1e-12) break;
     const da = (h22 * g1 - h12 * g2) / det;
     const db = (h11 * g2 - h12 * g1) / det;
-    a -= da;
-    b -= db;
-    if (Math.abs(da) < 1e-9 && Math.abs(db) < 1e-9) break;
+    // Backtracking (Lin, Lin & Weng's Platt): a full Newton step can overshoot on sharply separated logits,
+    // send a to a huge or negative value and flip the ranking.
+    const before = plattLoss(logits, labels, hi, lo, a, b);
+    let step = 1;
+    while (step > 1e-10 && plattLoss(logits, labels, hi, lo, a - step * da, b - step * db) > before + 1e-12) step /= 2;
+    if (step <= 1e-10) break;
+    a -= step * da;
+    b -= step * db;
+    if (Math.abs(step * da) < 1e-9 && Math.abs(step * db) < 1e-9) break;
   }
   return { a, b };
+}
+
+/** Cross-entropy of the smoothed targets under sigmoid(a * z + b), computed without overflow. */
+function plattLoss(logits: readonly number[], labels: readonly (0 | 1)[], hi: number, lo: number, a: number, b: number): number {
+  let loss = 0;
+  for (let i = 0; i < logits.length; i++) {
+    const z = a * (logits[i] as number) + b;
+    const t = labels[i] === 1 ? hi : lo;
+    loss += t * softplus(-z) + (1 - t) * softplus(z);
+  }
+  return loss;
+}
+
+function softplus(x: number): number {
+  return Math.max(x, 0) + Math.log1p(Math.exp(-Math.abs(x)));
 }
 
 /**
