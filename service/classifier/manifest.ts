@@ -34,6 +34,7 @@ const featureSettingsSchema = z.object({
   structure: z.boolean(),
   maxChars: z.number().int().positive(),
   maxTokenLength: z.number().int().positive(),
+  obfuscatedLinks: z.boolean().optional(),
 });
 
 /** models/<version>/manifest.json: everything needed to serve, trust and reproduce a model. */

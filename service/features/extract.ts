@@ -131,6 +131,7 @@ export class FeatureExtractor {
       if (lower.length === 0) continue;
       this.facts.fields++;
       this.scanChars(text, lower, fi, field.role);
+      if (this.settings.obfuscatedLinks && (field.role === 'message' || field.role === 'other' || field.role === 'name')) this.scanObfuscatedLinks(lower, fi, field.role);
       this.scanTokens(lower, fi, field.role);
     }
     this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
@@ -352,6 +353,52 @@ export class FeatureExtractor {
     this.add(hashRange(lower, dot + 1, end, NS_TLD), KIND.domain, fi, dot + 1, end, true);
   }
 
+  /**
+   * Links spelled to dodge link filters: "site. com", "site .com/x", "site . com", "site dot com". Only
+   * top-level domains that are not everyday words count, and the domain must not run on into a word.
+   */
+  private scanObfuscatedLinks(lower: string, fi: number, role: FieldRole): void {
+    const n = lower.length;
+    for (let at = lower.indexOf('.'); at >= 0; at = lower.indexOf('.', at + 1)) {
+      let a = at, b = at + 1;
+      while (a > 0 && lower.charCodeAt(a - 1) === 0x20 && at - a < 2) a--;
+      while (b < n && lower.charCodeAt(b) === 0x20 && b - at - 1 < 2) b++;
+      if (a === at && b === at + 1) continue; // a plain dot: hostRun's business
+      // "word. Com…" is also how a sentence ends and the next begins ("com" is Portuguese for "with"):
+      // a space after the dot alone counts only with a www. host or a path after the domain.
+      this.obfuscatedAt(lower, a, b, fi, role, OBFUSCATED_TLDS, a === at);
+    }
+    for (let at = lower.indexOf(' dot '); at >= 0; at = lower.indexOf(' dot ', at + 1)) {
+      this.obfuscatedAt(lower, at, at + 5, fi, role, OBFUSCATED_DOT_TLDS, false);
+    }
+  }
+
+  /** [a, b) is the separator ("  .  " or " dot "): a host must end at a and a known TLD start at b. */
+  private obfuscatedAt(lower: string, a: number, b: number, fi: number, role: FieldRole, tlds: ReadonlySet<string>, sentenceLike: boolean): void {
+    let hs = a;
+    while (hs > 0 && isHostChar(lower.charCodeAt(hs - 1))) hs--;
+    while (hs < a && (lower.charCodeAt(hs) === 0x2e || lower.charCodeAt(hs) === 0x2d)) hs++;
+    if (a - hs < 2) return;
+    let te = b;
+    while (te < lower.length && lower.charCodeAt(te) >= 0x61 && lower.charCodeAt(te) <= 0x7a) te++;
+    if (te === b || !tlds.has(lower.slice(b, te))) return;
+    if (te < lower.length && (CHAR_CLASS[lower.charCodeAt(te)] === WORD)) return;
+    // "www.site. com": hostRun already counted www.site as a link.
+    const counted = lower.startsWith('www.', hs);
+    if (sentenceLike && !counted && lower.charCodeAt(te) !== 0x2f) return;
+    const f = this.facts;
+    if (role === 'name') f.linksInName += counted ? 0 : 1;
+    else {
+      if (!counted) f.links++;
+      f.obfuscatedLinks++;
+      const host = `${lower.slice(hs, a)}.${lower.slice(b, te)}`;
+      if (f.linkHosts.length < 3 && !f.linkHosts.includes(host)) f.linkHosts.push(host);
+    }
+    if (!this.settings.structure) return;
+    this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_DOMAIN), 0x2e)), KIND.domain, fi, hs, te, true);
+    this.add(hashRange(lower, b, te, NS_TLD), KIND.domain, fi, b, te, true);
+  }
+
   private emailDomain(lower: string, start: number, end: number, dot: number, fi: number): void {
     const domain = lower.slice(start, end);
     if (DISPOSABLE_EMAIL_DOMAINS.has(domain)) this.facts.disposableDomain = domain;
@@ -444,6 +491,14 @@ export class FeatureExtractor {
     this.facts.gibberishWords++;
     if (this.facts.gibberishExamples.length < 3) this.facts.gibberishExamples.push(token);
   }
+}
+
+// TLDs that are rarely a word starting the next sentence ("info", "co", "be" are left out for the spaced form).
+const OBFUSCATED_TLDS: ReadonlySet<string> = new Set(['com', 'net', 'org', 'ru', 'tk', 'xyz', 'ly', 'biz']);
+const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'info', 'co', 'io', 'de', 'uk']);
+
+function isHostChar(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
 }
 
 // `<a href`, `[url=`, `[link=` and markdown `](http` are how link-dropping bots format links.

@@ -11,6 +11,8 @@ export interface Facts {
   links: number;
   linkHosts: string[];
   markupLinks: number;
+  /** Links written to dodge filters: "site. com", "site dot com" (also counted in links). */
+  obfuscatedLinks: number;
   emailsInText: number;
   linksInName: number;
   emailsInName: number;
@@ -33,7 +35,7 @@ export interface Facts {
 export function emptyFacts(): Facts {
   return {
     fields: 0, messageChars: 0, letters: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
-    links: 0, linkHosts: [], markupLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
+    links: 0, linkHosts: [], markupLinks: 0, obfuscatedLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
     longLatinWords: 0, gibberishWords: 0, gibberishExamples: [], mixedScriptWords: 0, spacedLetters: false, repeatedFieldText: false, template: false,
     honeypot: 'none', disposableDomain: null, shortener: null, truncated: false,
   };

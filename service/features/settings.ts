@@ -16,6 +16,8 @@ export interface FeatureSettings {
   readonly maxChars: number;
   /** Tokens longer than this become a shape token. */
   readonly maxTokenLength: number;
+  /** Links spelled to dodge filters ("site. com", "site dot com") count as links; optional so older manifests keep their version. */
+  readonly obfuscatedLinks?: boolean;
 }
 
 export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
@@ -28,6 +30,7 @@ export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
   structure: true,
   maxChars: 20_000,
   maxTokenLength: 40,
+  obfuscatedLinks: true,
 });
 
 /** The baseline: a plain bag of words, same tokenizer, nothing else. */

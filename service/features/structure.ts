@@ -18,6 +18,7 @@ function prefixed(prefix: string, names: readonly string[]): string[] {
 export function structureIds(f: Facts): string[] {
   const ids: string[] = [];
   ids.push(LINK_IDS[bucket(f.links, [0, 1, 2, 4])] as string);
+  if (f.obfuscatedLinks > 0) ids.push('obfuscated-link');
   if (f.markupLinks > 0) ids.push('markup-link');
   if (f.linksInName > 0) ids.push('link-in-name');
   if (f.emailsInName > 0) ids.push('email-in-name');
@@ -71,6 +72,7 @@ export function describeStructure(id: string, f: Facts): string {
   if (id.startsWith('length=')) return f.messageChars === 0 ? 'no message text' : `a ${lengthWord(f.messageChars)} message (${f.messageChars} characters)`;
   if (id.startsWith('gibberish=')) return `gibberish-looking words (${f.gibberishExamples.slice(0, 2).map((w) => `'${w}'`).join(', ')})`;
   switch (id) {
+    case 'obfuscated-link': return 'a link written with spaces or "dot" to dodge link filters';
     case 'markup-link': return 'HTML or BBCode link markup';
     case 'link-in-name': return 'a link in the name field';
     case 'email-in-name': return 'an email address in the name field';

@@ -55,6 +55,22 @@ describe('feature extraction', () => {
     expect(extractor.extract({ message: 'Verify your p\u0430ypal account' }).structure).toContain('mixed-script-word');
   });
 
+  it('counts links spelled to dodge link filters, and not sentence ends', () => {
+    for (const message of ['Watch my new video at www.youtube. com/watch?v=abc', 'see youtube. com/watch?v=abc', 'cheap meds at pharma-shop dot com today', 'visit best-deals .ru now']) {
+      const f = extractor.extract({ message });
+      expect(f.structure, message).toContain('obfuscated-link');
+      expect(f.facts.links, message).toBe(1);
+    }
+    const spaced = extractor.extract({ message: 'Go to seo-rank .com for backlinks' });
+    const plain = extractor.extract({ message: 'Go to seo-rank.com for backlinks' });
+    // The same domain feature as the link written plainly.
+    const domains = (f: Features) => picture(f).filter((r) => r.startsWith('domain ')).map((r) => r.split('@')[1]);
+    expect(domains(spaced)).toEqual(domains(plain));
+    for (const message of ['We met at the office. Com and Net are my cats.', 'Obrigado. Com os melhores cumprimentos, Ana', 'Thanks. Regards, Ana']) {
+      expect(extractor.extract({ message }).structure, message).not.toContain('obfuscated-link');
+    }
+  });
+
   it('tokenizes scripts without spaces into character bigrams and keeps non-Latin words', () => {
     const ja = extractor.extract(fixtures.japanese_booking);
     const words = new Set<string>();
