@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { sha256Hex } from '../service/tenants/key.ts';
 import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
-import { InProcessMeter } from './lib/in-process.ts';
+import { MeterProcess } from './lib/meter-process.ts';
 import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
 import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/processes.ts';
 import { renderMarkdown, targetsMet, type BenchReport } from './lib/report.ts';
@@ -61,12 +61,12 @@ async function main(): Promise<void> {
 
   // In-process cost is measured in chunks between load rounds (no load running during a chunk), so the
   // figure covers the whole run rather than whichever minute came first.
-  const meter = await InProcessMeter.create(repoRoot, realistic, worst, quick);
-  const measureChunk = (when: string) => {
-    const m1 = meter.chunk();
+  const meter = await MeterProcess.start(repoRoot, quick);
+  const measureChunk = async (when: string) => {
+    const m1 = await meter.chunk();
     log(`in-process chunk (${when}): 1 KB featurize+infer median ${m1.infer.toFixed(1)} µs, with reasoning ${m1.classify.toFixed(1)} µs`);
   };
-  measureChunk('start');
+  await measureChunk('start');
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-bench-'));
   const tenantsFile = path.join(tmp, 'tenants.json');
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
           results.push(res);
           log(`${label} round ${r + 1}/${rounds} ${s.name.padEnd(12)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${res.p50Ms} ms  p99 ${res.p99Ms} ms  non2xx ${res.non2xx} err ${res.errors}`);
         }
-        measureChunk(`after ${label} round ${r + 1}`);
+        await measureChunk(`after ${label} round ${r + 1}`);
       }
       return summarize(results, targets.map((t) => t.name));
     };
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
 
-  const full = { ...report, inProcess: meter.result() } as BenchReport;
+  const full = { ...report, inProcess: await meter.finish() } as BenchReport;
   const met = targetsMet(full);
   full.targets = met;
   const md = renderMarkdown(full);
