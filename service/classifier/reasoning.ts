@@ -57,6 +57,13 @@ class Named {
 
 const named = new Named();
 const chosen = new Int32Array(MAX_SIGNALS);
+let candidates: Int32Array = new Int32Array(64);
+
+function growInt32(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
 
 function alreadyChosen(g: number, picked: number): boolean {
   for (let i = 0; i < picked; i++) if (chosen[i] === g) return true;
@@ -79,13 +86,20 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
     const s = top.slots[k] as number;
     named.add(f, s, a.groupOf(f, s), top.values[k] as number);
   }
-  // The strongest groups pushing towards the verdict; equal contributions keep their order of first occurrence.
+  // Groups that may be named: pushing towards the verdict, and for all but structure facts, with a named feature.
+  let eligible = 0;
+  for (let g = 0; g < a.groupCount; g++) {
+    if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
+    if (g < G_STRUCTURE && !named.has(g)) continue;
+    if (eligible === candidates.length) candidates = growInt32(candidates);
+    candidates[eligible++] = g;
+  }
+  // The strongest of them; equal contributions keep their order of first occurrence.
   let picked = 0;
   for (; picked < MAX_SIGNALS; picked++) {
     let best = -1;
-    for (let g = 0; g < a.groupCount; g++) {
-      if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
-      if (g < G_STRUCTURE && !named.has(g)) continue;
+    for (let i = 0; i < eligible; i++) {
+      const g = candidates[i] as number;
       if (alreadyChosen(g, picked)) continue;
       if (best === -1) best = g;
       else {
