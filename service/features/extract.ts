@@ -381,11 +381,13 @@ export class FeatureExtractor {
     if (a - hs < 2) return;
     let te = b;
     while (te < lower.length && lower.charCodeAt(te) >= 0x61 && lower.charCodeAt(te) <= 0x7a) te++;
-    if (te === b || !tlds.has(lower.slice(b, te))) return;
+    // The length first, before any slice: every sentence end gets here.
+    if (te - b < TLD_MIN_LENGTH || te - b > TLD_MAX_LENGTH) return;
     if (te < lower.length && (CHAR_CLASS[lower.charCodeAt(te)] === WORD)) return;
     // "www.site. com": hostRun already counted www.site as a link.
     const counted = lower.startsWith('www.', hs);
     if (sentenceLike && !counted && lower.charCodeAt(te) !== 0x2f) return;
+    if (!tlds.has(lower.slice(b, te))) return;
     const f = this.facts;
     if (role === 'name') f.linksInName += counted ? 0 : 1;
     else {
@@ -496,6 +498,8 @@ export class FeatureExtractor {
 // TLDs that are rarely a word starting the next sentence ("info", "co", "be" are left out for the spaced form).
 const OBFUSCATED_TLDS: ReadonlySet<string> = new Set(['com', 'net', 'org', 'ru', 'tk', 'xyz', 'ly', 'biz']);
 const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'info', 'co', 'io', 'de', 'uk']);
+const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
+const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 
 function isHostChar(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
