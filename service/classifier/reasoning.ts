@@ -55,6 +55,7 @@ class Named {
   private readonly span: Span = { start: 0, end: 0 };
 }
 
+// Scratch shared by every classifier in the process: explain is synchronous and resets it on entry.
 const named = new Named();
 const chosen = new Int32Array(MAX_SIGNALS);
 let candidates: Int32Array = new Int32Array(64);
