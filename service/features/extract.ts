@@ -1,6 +1,6 @@
 import type { FormFields } from '../classifier/types.ts';
 import { CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
-import { emptyFacts, type Facts } from './facts.ts';
+import { emptyFacts, noteLinkHost, type Facts } from './facts.ts';
 import { flattenFields, type FieldText } from './flatten.ts';
 import { FNV_OFFSET, hashRange, hashStep, hashString } from './hash.ts';
 import { GROUP_COUNT, GROUP_OF_KIND, KIND } from './kinds.ts';
@@ -131,7 +131,7 @@ export class FeatureExtractor {
       if (lower.length === 0) continue;
       this.facts.fields++;
       this.scanChars(text, lower, fi, field.role);
-      if (this.settings.obfuscatedLinks && (field.role === 'message' || field.role === 'other' || field.role === 'name')) this.scanObfuscatedLinks(lower, fi, field.role);
+      if (this.settings.obfuscatedLinks && isTextual(field.role)) this.scanObfuscatedLinks(lower, fi, field.role);
       this.scanTokens(lower, fi, field.role);
     }
     this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
@@ -231,7 +231,7 @@ export class FeatureExtractor {
   /** Character statistics, links and emails, and character n-grams, in one pass. */
   private scanChars(text: string, lower: string, fi: number, role: FieldRole): void {
     const f = this.facts;
-    const textual = role === 'message' || role === 'other' || role === 'name';
+    const textual = isTextual(role);
     const sameLength = text.length === lower.length;
     const n = lower.length;
     if (role === 'message') f.messageChars += n;
@@ -271,8 +271,8 @@ export class FeatureExtractor {
         if ((c === 0x3c || c === 0x5b || c === 0x5d) && isMarkupLink(lower, i)) markupLinks++;
         if (c === 0x7b && !f.template && isTemplate(lower, i)) f.template = true;
       }
-      // Host-name characters: a-z, 0-9, '.', '-'. A run ending is checked for a link or an email.
-      const isHost = i < n && ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d);
+      // A run of host-name characters is checked for a link or an email where it ends.
+      const isHost = i < n && isHostChar(c);
       if (isHost) {
         if (hostStart < 0) hostStart = i;
         if (c === 0x2e) hostDot = true;
@@ -345,7 +345,7 @@ export class FeatureExtractor {
     if (role === 'name') f.linksInName++;
     else if (role !== 'url' && role !== 'email') {
       f.links++;
-      if (f.linkHosts.length < 3 && !f.linkHosts.includes(host)) f.linkHosts.push(host);
+      noteLinkHost(f, host);
     }
     if (URL_SHORTENERS.has(host)) f.shortener = host;
     if (!this.settings.structure) return;
@@ -393,8 +393,7 @@ export class FeatureExtractor {
     else {
       if (!counted) f.links++;
       f.obfuscatedLinks++;
-      const host = `${lower.slice(hs, a)}.${lower.slice(b, te)}`;
-      if (f.linkHosts.length < 3 && !f.linkHosts.includes(host)) f.linkHosts.push(host);
+      noteLinkHost(f, `${lower.slice(hs, a)}.${lower.slice(b, te)}`);
     }
     if (!this.settings.structure) return;
     this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_DOMAIN), 0x2e)), KIND.domain, fi, hs, te, true);
@@ -495,12 +494,18 @@ export class FeatureExtractor {
   }
 }
 
-// TLDs that are rarely a word starting the next sentence ("info", "co", "be" are left out for the spaced form).
+// TLDs that rarely start the next sentence; "info", "co", "io", "de" and "uk" count only in the "dot" spelling.
 const OBFUSCATED_TLDS: ReadonlySet<string> = new Set(['com', 'net', 'org', 'ru', 'tk', 'xyz', 'ly', 'biz']);
 const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'info', 'co', 'io', 'de', 'uk']);
 const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 
+// Roles whose text is prose: character statistics, n-grams and obfuscated links are read there.
+function isTextual(role: FieldRole): boolean {
+  return role === 'message' || role === 'other' || role === 'name';
+}
+
+// a-z, 0-9, '.', '-': what a host name (or an email's domain) is made of, in lower-cased text.
 function isHostChar(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d;
 }

@@ -32,6 +32,11 @@ export interface Facts {
   truncated: boolean;
 }
 
+/** The first three distinct hosts linked to: the reasoning names up to two. */
+export function noteLinkHost(f: Facts, host: string): void {
+  if (f.linkHosts.length < 3 && !f.linkHosts.includes(host)) f.linkHosts.push(host);
+}
+
 export function emptyFacts(): Facts {
   return {
     fields: 0, messageChars: 0, letters: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
