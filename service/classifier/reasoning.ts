@@ -58,13 +58,7 @@ class Named {
 // Scratch shared by every classifier in the process: explain is synchronous and resets it on entry.
 const named = new Named();
 const chosen = new Int32Array(MAX_SIGNALS);
-let candidates: Int32Array = new Int32Array(64);
-
-function growInt32(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
+let candidates = new Int32Array(64);
 
 function alreadyChosen(g: number, picked: number): boolean {
   for (let i = 0; i < picked; i++) if (chosen[i] === g) return true;
@@ -88,11 +82,11 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
     named.add(f, s, a.groupOf(f, s), top.values[k] as number);
   }
   // Groups that may be named: pushing towards the verdict, and for all but structure facts, with a named feature.
+  if (candidates.length < a.groupCount) candidates = new Int32Array(a.groupCount * 2);
   let eligible = 0;
   for (let g = 0; g < a.groupCount; g++) {
     if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
     if (g < G_STRUCTURE && !named.has(g)) continue;
-    if (eligible === candidates.length) candidates = growInt32(candidates);
     candidates[eligible++] = g;
   }
   // The strongest of them; equal contributions keep their order of first occurrence.
