@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, featureVersion } from '../features/index.ts';
 import { FeatureVersionMismatchError, ModelLoadError } from './errors.ts';
 import { LinearClassifier } from './linear-classifier.ts';
-import { floatWeights, type HashedWeights } from './hashed-weights.ts';
+import { dequantize, floatWeights, type HashedWeights } from './hashed-weights.ts';
 import { LinearScorer } from './linear-scorer.ts';
 import { manifestSchema, type Manifest } from './manifest.ts';
 
@@ -118,11 +118,7 @@ async function readScorer(dir: string, dimension: number): Promise<LinearScorer>
     for (const [name, arr] of arrays) if (name.endsWith(suffix)) return arr;
     throw new ModelLoadError(`${dir}: model.json has no weight named *${suffix}`);
   };
-  const scalar = (suffix: string): number => {
-    const w = find(suffix);
-    return (w.table[0] as number) * w.scale + w.offset;
-  };
   const weights = find('hashed_weights/embeddings');
   if (weights.table.length !== dimension) throw new ModelLoadError(`${dir}: ${weights.table.length} hashed weights, the feature settings need ${dimension}`);
-  return new LinearScorer(weights, scalar('output/kernel'), scalar('output/bias'));
+  return new LinearScorer(weights, dequantize(find('output/kernel'))[0] as number, dequantize(find('output/bias'))[0] as number);
 }
