@@ -10,6 +10,7 @@ import { loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
 import { splitRecords, type Split } from './data/split.ts';
 import type { LabelledRecord } from './data/record.ts';
 import { trainLinear, type TrainingExample } from './model/train-linear.ts';
+import { foldScales, nbScales, scaleExamples, type NbScaling } from './model/nb-scale.ts';
 import { fitPlatt, sigmoid, thresholdForFpr, type Platt } from './model/calibrate.ts';
 import { evaluate, type Scored } from './model/metrics.ts';
 import { buildLayersModel } from './model/linear-model.ts';
@@ -26,6 +27,8 @@ export interface TrainingOptions {
   readonly l2: number;
   readonly targetFpr: number;
   readonly sourceWeights: Readonly<Record<string, number>>;
+  /** Naive-Bayes feature scaling for the model (never the baseline); default DEFAULT_NB_SCALING, null for none. */
+  readonly nbScaling?: NbScaling | null;
   readonly backend?: string;
   readonly featureSettings?: FeatureSettings;
   /** Fixed "now" for reproducible versions in tests. */
@@ -36,6 +39,12 @@ export interface TrainingOptions {
 
 /** Source weights: forms are the target domain; 6 beat 3 and 10 on validation (forms F1/AUC without costing the public sets). */
 export const DEFAULT_SOURCE_WEIGHTS: Readonly<Record<string, number>> = { forms: 6 };
+
+/**
+ * NB-LR beat plain logistic regression on all three sources over ten random splits (seeds 1-10, none of them the
+ * shipped split): mean F1 +0.015 overall, +0.02 forms, +0.01 SMS, +0.014 YouTube. Alpha 0.5 and 1 were within noise of each other.
+ */
+export const DEFAULT_NB_SCALING: NbScaling = Object.freeze({ alpha: 0.5, mix: 0.5 });
 
 export interface TrainingResult {
   readonly manifest: Manifest;
@@ -60,12 +69,13 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
 
   const settings = opts.featureSettings ?? DEFAULT_FEATURE_SETTINGS;
   const extractor = new FeatureExtractor(settings);
-  const main = fit(extractor, split, opts, 'model');
+  const nbScaling = opts.nbScaling === undefined ? DEFAULT_NB_SCALING : opts.nbScaling;
+  const main = fit(extractor, split, opts, 'model', nbScaling);
   const test = score(extractor, split.test, main);
   const validation = score(extractor, split.validation, main);
 
   const baselineExtractor = new FeatureExtractor(BASELINE_FEATURE_SETTINGS);
-  const baseline = fit(baselineExtractor, split, opts, 'baseline');
+  const baseline = fit(baselineExtractor, split, opts, 'baseline', null);
   const baselineTest = score(baselineExtractor, split.test, baseline);
 
   const created = opts.now ?? new Date();
@@ -108,6 +118,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       learningRate: opts.learningRate,
       l2: opts.l2,
       sourceWeights: { ...opts.sourceWeights },
+      ...(nbScaling === null ? {} : { nbScaling: { ...nbScaling } }),
       backend,
     },
     quantization: { hashedWeights: 'uint8', scale: main.weights.scale },
@@ -132,13 +143,15 @@ function splitCounts(split: Split): Record<string, { train: number; validation: 
   return out;
 }
 
-function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, phase: string): FittedModel {
-  const examples: TrainingExample[] = split.train.map((r) => ({
+function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, phase: string, nb: NbScaling | null): FittedModel {
+  const plain: TrainingExample[] = split.train.map((r) => ({
     ...extractor.extractCopy(r.fields),
     label: r.label === 'spam' ? 1 : 0,
     weight: r.weight * (opts.sourceWeights[r.source] ?? 1),
   }));
-  const { weights, bias } = trainLinear(examples, {
+  const scales = nb === null ? null : nbScales(plain, extractor.dimension, nb);
+  const examples = scales === null ? plain : scaleExamples(plain, scales);
+  const trained = trainLinear(examples, {
     dimension: extractor.dimension,
     epochs: opts.epochs,
     batchSize: opts.batchSize,
@@ -148,6 +161,8 @@ function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, p
     onEpoch: (e, loss) => opts.log(`${phase}: epoch ${e}/${opts.epochs} loss ${loss.toFixed(4)}`),
     onBatch: (done, total) => opts.progress?.(done, total, phase),
   });
+  const bias = trained.bias;
+  const weights = scales === null ? trained.weights : foldScales(trained.weights, scales);
   // The shipped weights are the quantized ones: threshold, calibration and metrics are computed with them.
   const quantized = quantizeUint8(weights);
   const scorer = new LinearScorer(quantized, 1, bias);

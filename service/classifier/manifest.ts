@@ -64,6 +64,8 @@ export const manifestSchema = z.object({
     learningRate: z.number(),
     l2: z.number(),
     sourceWeights: z.record(z.string(), z.number()),
+    /** Naive-Bayes feature scaling used in training (folded into the shipped weights); absent in older models. */
+    nbScaling: z.object({ alpha: z.number().positive(), mix: z.number().min(0).max(1) }).optional(),
     backend: z.string(),
   }),
   /** How weights.bin stores the hashed layer; absent in exports from before quantization (float32). */

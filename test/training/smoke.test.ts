@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runTraining } from '../../training/pipeline.ts';
+import { DEFAULT_NB_SCALING, runTraining } from '../../training/pipeline.ts';
 import { loadClassifier } from '../../service/classifier/load.ts';
 import { manifestSchema } from '../../service/classifier/manifest.ts';
 import { repoRoot } from '../../service/config/env.ts';
@@ -37,6 +37,7 @@ describe('npm run train on a small fixture', () => {
     // The manifest on disk round-trips through its schema unchanged.
     const onDisk = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     expect(manifestSchema.parse(onDisk)).toEqual(manifest);
+    expect(manifest.parameters.nbScaling).toEqual(DEFAULT_NB_SCALING);
     expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('Baseline');
 
     const classifier = await loadClassifier({ modelsDir: out });

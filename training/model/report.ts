@@ -36,6 +36,10 @@ Expected calibration error on test: ${m.metrics.test.ece.toFixed(4)}.${
     m.quantization
       ? `\nThe hashed weights ship as uint8 (TF.js affine quantization, step ${m.quantization.scale.toPrecision(4)}); the threshold,\ncalibration and every figure below were computed with the quantized weights.`
       : ''
+  }${
+    m.parameters.nbScaling
+      ? `\nTrained as NB-LR: each feature scaled by its naive-Bayes log-count ratio (alpha ${m.parameters.nbScaling.alpha}, mix ${m.parameters.nbScaling.mix}),\nthe scales folded into the shipped weights. The baseline is plain logistic regression.`
+      : ''
   }
 
 Test split, this model against the baseline: ${better.join('; ')}.
