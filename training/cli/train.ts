@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
-import { runTraining, DEFAULT_SOURCE_WEIGHTS } from '../pipeline.ts';
+import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS } from '../pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
+                  [--nb-alpha 0.5] [--nb-mix 0.5]
 Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
-manifest.json, report.md) and prints the test metrics.`;
+manifest.json, report.md) and prints the test metrics. --nb-mix 1 trains plain logistic regression
+instead of NB-LR (naive-Bayes feature scaling).`;
 
 const { values } = parseArgs({
   options: {
@@ -18,6 +20,8 @@ const { values } = parseArgs({
     'batch-size': { type: 'string', default: '64' },
     'learning-rate': { type: 'string', default: '0.02' },
     l2: { type: 'string', default: '1e-7' },
+    'nb-alpha': { type: 'string', default: String(DEFAULT_NB_SCALING.alpha) },
+    'nb-mix': { type: 'string', default: String(DEFAULT_NB_SCALING.mix) },
     backend: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -51,6 +55,7 @@ const result = await runTraining({
   learningRate: num('learning-rate', 1e-6, 10),
   l2: num('l2', 0, 1),
   sourceWeights: DEFAULT_SOURCE_WEIGHTS,
+  nbScaling: num('nb-mix', 0, 1) === 1 ? null : { alpha: num('nb-alpha', 1e-6, 1000), mix: num('nb-mix', 0, 1) },
   backend: values.backend,
   log: (line) => {
     if (!bar) console.log(line);
