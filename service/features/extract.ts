@@ -221,7 +221,8 @@ export class FeatureExtractor {
       this.values[s] = v;
       norms[g] = (norms[g] as number) + v * v;
     }
-    for (let g = 1; g < GROUP_COUNT; g++) norms[g] = norms[g]! > 0 ? 1 / Math.sqrt(norms[g]!) : 0;
+    const floor = this.settings.normFloor ?? 0;
+    for (let g = 1; g < GROUP_COUNT; g++) norms[g] = norms[g]! > 0 ? 1 / Math.sqrt(Math.max(norms[g]!, floor)) : 0;
     for (let s = 0; s < this.count; s++) {
       const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
       if (g !== 0) this.values[s] = (this.values[s] as number) * (norms[g] as number);

@@ -38,6 +38,23 @@ describe('feature extraction', () => {
     expect(norms.get(2)).toBeCloseTo(1, 5);
   });
 
+  it('lets a very short text speak less loudly: a group is scaled by at most 1/sqrt(normFloor)', () => {
+    const floor = DEFAULT_FEATURE_SETTINGS.normFloor as number;
+    const f = extractor.extract({ message: 'Good video' });
+    let words = 0;
+    let count = 0;
+    for (let i = 0; i < f.count; i++) {
+      const k = f.kinds[i] as number;
+      if (k === KIND.word || k === KIND.bigram) {
+        words += (f.values[i] as number) ** 2;
+        count++;
+      }
+    }
+    // Two words and their bigram, each counted once: squared length 3 / floor instead of 1.
+    expect(count).toBe(3);
+    expect(words).toBeCloseTo(3 / floor, 5);
+  });
+
   it('reads the signals a form spam filter needs', () => {
     const f = extractor.extract(fixtures.name_link_honeypot);
     expect(f.structure).toEqual(expect.arrayContaining(['link-in-name', 'honeypot-filled', 'disposable-email', 'shortener', 'markup-link']));
