@@ -8,6 +8,7 @@ import type { Manifest } from '../service/classifier/manifest.ts';
 import { initBackend } from './model/backend.ts';
 import { loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
 import { splitRecords, type Split } from './data/split.ts';
+import { seededRandom, shuffleInPlace } from './data/random.ts';
 import type { LabelledRecord } from './data/record.ts';
 import { trainLinear, type TrainingExample } from './model/train-linear.ts';
 import { foldScales, nbScales, scaleExamples, type NbScaling } from './model/nb-scale.ts';
@@ -46,6 +47,13 @@ export const DEFAULT_SOURCE_WEIGHTS: Readonly<Record<string, number>> = { forms:
  */
 export const DEFAULT_NB_SCALING: NbScaling = Object.freeze({ alpha: 0.5, mix: 0.5 });
 
+/**
+ * Threshold and calibration come from out-of-fold scores over train + validation (5 folds), and the shipped model
+ * is trained on all of train + validation. Over ten random splits this beat one 15% validation split: mean test F1
+ * 0.931 -> 0.941, and the forms false-positive rate swung far less from split to split (see README).
+ */
+export const OUT_OF_FOLD_FOLDS = 5;
+
 export interface TrainingResult {
   readonly manifest: Manifest;
   readonly dir: string;
@@ -57,6 +65,8 @@ interface FittedModel {
   readonly threshold: number;
   readonly weights: HashedWeights & { readonly table: Uint8Array };
   readonly bias: number;
+  /** Each train + validation record scored by the fold model that did not see it. */
+  readonly outOfFold: Scored[];
 }
 
 export async function runTraining(opts: TrainingOptions): Promise<TrainingResult> {
@@ -72,7 +82,6 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const nbScaling = opts.nbScaling === undefined ? DEFAULT_NB_SCALING : opts.nbScaling;
   const main = fit(extractor, split, opts, 'model', nbScaling);
   const test = score(extractor, split.test, main);
-  const validation = score(extractor, split.validation, main);
 
   const baselineExtractor = new FeatureExtractor(BASELINE_FEATURE_SETTINGS);
   const baseline = fit(baselineExtractor, split, opts, 'baseline', null);
@@ -105,7 +114,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
         weights: { ...LABEL_WEIGHTS },
       },
     },
-    metrics: { validation: evaluate(validation, main.threshold), test: evaluate(test, main.threshold) },
+    metrics: { validation: evaluate(main.outOfFold, main.threshold), test: evaluate(test, main.threshold) },
     baseline: {
       description: 'Logistic regression on a plain bag of words (same tokenizer, no bigrams, character n-grams, field roles or structure), trained the same way',
       threshold: baseline.threshold,
@@ -144,11 +153,34 @@ function splitCounts(split: Split): Record<string, { train: number; validation: 
 }
 
 function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, phase: string, nb: NbScaling | null): FittedModel {
-  const plain: TrainingExample[] = split.train.map((r) => ({
+  const pool = [...split.train, ...split.validation];
+  const examples: TrainingExample[] = pool.map((r) => ({
     ...extractor.extractCopy(r.fields),
     label: r.label === 'spam' ? 1 : 0,
     weight: r.weight * (opts.sourceWeights[r.source] ?? 1),
   }));
+  const labels = examples.map((e) => e.label);
+  // Fold k holds every k-th record of a seeded shuffle; each record is scored by the model trained without its fold.
+  const order = shuffleInPlace(pool.map((_, i) => i), seededRandom(opts.seed ^ 0x5eed));
+  const foldOf = new Int32Array(pool.length);
+  order.forEach((idx, pos) => (foldOf[idx] = pos % OUT_OF_FOLD_FOLDS));
+  const logits = new Array<number>(pool.length).fill(0);
+  for (let k = 0; k < OUT_OF_FOLD_FOLDS; k++) {
+    const scorer = trainScorer(extractor, examples.filter((_, i) => foldOf[i] !== k), opts, `${phase} fold ${k + 1}/${OUT_OF_FOLD_FOLDS}`, nb).scorer;
+    pool.forEach((r, i) => {
+      if (foldOf[i] === k) logits[i] = scorer.logit(extractor.extract(r.fields));
+    });
+  }
+  const platt = fitPlatt(logits, labels);
+  const probs = logits.map((z) => sigmoid(platt.a * z + platt.b));
+  const threshold = thresholdForFpr(probs, labels, opts.targetFpr);
+  const { scorer, weights, bias } = trainScorer(extractor, examples, opts, phase, nb);
+  const outOfFold = pool.map((r, i) => ({ source: r.source, label: labels[i] as 0 | 1, p: probs[i] as number }));
+  return { scorer, platt, threshold, weights, bias, outOfFold };
+}
+
+/** One training run; the shipped weights are the quantized ones, so every score is computed with them. */
+function trainScorer(extractor: FeatureExtractor, plain: TrainingExample[], opts: TrainingOptions, phase: string, nb: NbScaling | null) {
   const scales = nb === null ? null : nbScales(plain, extractor.dimension, nb);
   const examples = scales === null ? plain : scaleExamples(plain, scales);
   const trained = trainLinear(examples, {
@@ -161,17 +193,8 @@ function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, p
     onEpoch: (e, loss) => opts.log(`${phase}: epoch ${e}/${opts.epochs} loss ${loss.toFixed(4)}`),
     onBatch: (done, total) => opts.progress?.(done, total, phase),
   });
-  const bias = trained.bias;
-  const weights = scales === null ? trained.weights : foldScales(trained.weights, scales);
-  // The shipped weights are the quantized ones: threshold, calibration and metrics are computed with them.
-  const quantized = quantizeUint8(weights);
-  const scorer = new LinearScorer(quantized, 1, bias);
-  const logits = split.validation.map((r) => scorer.logit(extractor.extract(r.fields)));
-  const labels = split.validation.map((r) => (r.label === 'spam' ? 1 : 0) as 0 | 1);
-  const platt = fitPlatt(logits, labels);
-  const probs = logits.map((z) => sigmoid(platt.a * z + platt.b));
-  const threshold = thresholdForFpr(probs, labels, opts.targetFpr);
-  return { scorer, platt, threshold, weights: quantized, bias };
+  const weights = quantizeUint8(scales === null ? trained.weights : foldScales(trained.weights, scales));
+  return { scorer: new LinearScorer(weights, 1, trained.bias), weights, bias: trained.bias };
 }
 
 function score(extractor: FeatureExtractor, records: readonly LabelledRecord[], m: FittedModel): Scored[] {

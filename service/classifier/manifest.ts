@@ -57,6 +57,7 @@ export const manifestSchema = z.object({
     conflictingLabels: z.number().int(),
     labels: z.object({ records: z.number().int(), contradicting: z.number().int(), weights: z.object({ contradicts: z.number(), confirms: z.number() }) }),
   }),
+  /** validation: out-of-fold scores over train + validation (threshold and calibration were fitted on them). */
   metrics: z.object({ validation: evaluationSchema, test: evaluationSchema }),
   baseline: z.object({ description: z.string(), threshold: z.number(), test: evaluationSchema }),
   parameters: z.object({

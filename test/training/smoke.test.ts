@@ -38,6 +38,9 @@ describe('npm run train on a small fixture', () => {
     const onDisk = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     expect(manifestSchema.parse(onDisk)).toEqual(manifest);
     expect(manifest.parameters.nbScaling).toEqual(DEFAULT_NB_SCALING);
+    // Threshold and calibration come from out-of-fold scores: every train and validation record is scored once.
+    const pooled = Object.values(manifest.data.splits).reduce((n, c) => n + c.train + c.validation, 0);
+    expect(manifest.metrics.validation.overall.n).toBe(pooled);
     expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('Baseline');
 
     const classifier = await loadClassifier({ modelsDir: out });

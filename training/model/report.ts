@@ -30,8 +30,9 @@ export function renderReport(m: Manifest): string {
   return `# Model ${m.version}
 
 Created ${m.created} in ${m.trainingSeconds.toFixed(1)} s (backend ${m.parameters.backend}). Feature version \`${m.featureVersion}\`.
-Decision threshold ${m.threshold.toFixed(4)} on the calibrated spam probability, chosen on the validation split for a
-false-positive rate of at most ${pct(m.targetFpr)}. Calibration: Platt scaling (a = ${m.calibration.a.toFixed(4)}, b = ${m.calibration.b.toFixed(4)}).
+Decision threshold ${m.threshold.toFixed(4)} on the calibrated spam probability, chosen for a false-positive rate of at
+most ${pct(m.targetFpr)} on out-of-fold scores: train + validation in 5 folds, each scored by a model trained on the
+other four; the shipped model is trained on all of train + validation. Calibration, fitted on the same scores: Platt scaling (a = ${m.calibration.a.toFixed(4)}, b = ${m.calibration.b.toFixed(4)}).
 Expected calibration error on test: ${m.metrics.test.ece.toFixed(4)}.${
     m.quantization
       ? `\nThe hashed weights ship as uint8 (TF.js affine quantization, step ${m.quantization.scale.toPrecision(4)}); the threshold,\ncalibration and every figure below were computed with the quantized weights.`
@@ -52,7 +53,7 @@ Confusion matrix (test, all sources):
 
 ${confusion(m.metrics.test.overall)}
 
-## Validation split
+## Out-of-fold (train + validation, each record scored by the fold model that did not see it)
 
 ${table(m.metrics.validation)}
 
