@@ -167,8 +167,9 @@ function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, p
   const logits = new Array<number>(pool.length).fill(0);
   for (let k = 0; k < OUT_OF_FOLD_FOLDS; k++) {
     const scorer = trainScorer(extractor, examples.filter((_, i) => foldOf[i] !== k), opts, `${phase} fold ${k + 1}/${OUT_OF_FOLD_FOLDS}`, nb).scorer;
-    pool.forEach((r, i) => {
-      if (foldOf[i] === k) logits[i] = scorer.logit(extractor.extract(r.fields));
+    // The examples already hold each record's features; the scorer reads them as they are.
+    examples.forEach((e, i) => {
+      if (foldOf[i] === k) logits[i] = scorer.logit(e);
     });
   }
   const platt = fitPlatt(logits, labels);

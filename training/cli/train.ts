@@ -45,6 +45,7 @@ const tty = process.stdout.isTTY === true;
 const bar = tty ? new SingleBar({ format: '{phase} [{bar}] {percentage}% | {value}/{total} batches' }, Presets.shades_classic) : null;
 let barPhase = '';
 
+const nbMix = num('nb-mix', 0, 1);
 const result = await runTraining({
   dataDir: path.resolve(values.data),
   outDir: path.resolve(values.out),
@@ -55,7 +56,7 @@ const result = await runTraining({
   learningRate: num('learning-rate', 1e-6, 10),
   l2: num('l2', 0, 1),
   sourceWeights: DEFAULT_SOURCE_WEIGHTS,
-  nbScaling: num('nb-mix', 0, 1) === 1 ? null : { alpha: num('nb-alpha', 1e-6, 1000), mix: num('nb-mix', 0, 1) },
+  nbScaling: nbMix === 1 ? null : { alpha: num('nb-alpha', 1e-6, 1000), mix: nbMix },
   backend: values.backend,
   log: (line) => {
     if (!bar) console.log(line);
