@@ -5,11 +5,9 @@ import { buildApp } from './app.ts';
 import { loadClassifier } from './classifier/load.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
 import { createDestination, createLogger } from './config/logger.ts';
-import { createRedis } from './config/redis.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
-import { startReview } from './review/setup.ts';
 import { TenantsError } from './tenants/compile.ts';
 import { TenantsStore } from './tenants/store.ts';
 
@@ -23,7 +21,8 @@ async function main(env: Env): Promise<void> {
   const tenants = await TenantsStore.open(choice.file, log);
   tenants.watch();
 
-  const redis = env.REDIS_URL === undefined ? undefined : createRedis(env.REDIS_URL, log);
+  // ioredis and BullMQ load only with REDIS_URL: the embedded mode starts without them (~0.4 s less to ready).
+  const redis = env.REDIS_URL === undefined ? undefined : (await import('./config/redis.ts')).createRedis(env.REDIS_URL, log);
   let lastLimiterWarn = 0;
   const rateLimiter =
     redis === undefined
@@ -37,11 +36,11 @@ async function main(env: Env): Promise<void> {
             log.warn({ err }, 'redis rate limit failed; counting in this instance until Redis is back');
           },
         });
-  if (redis === undefined) log.info('REDIS_URL is not set: rate limits are counted per process');
+  if (redis === undefined) log.info('REDIS_URL is not set: rate limits are counted per process, and the review queue is off (no /review console)');
 
   const metricsRegistry = new Registry();
-  // Undefined without REDIS_URL (it logs that review is off).
-  const review = startReview({ env, log, moderators: tenants, registry: metricsRegistry });
+  const review =
+    redis === undefined ? undefined : (await import('./review/setup.ts')).startReview({ env, log, moderators: tenants, registry: metricsRegistry });
   const classifier = loadClassifier({ modelsDir: path.resolve(env.MODELS_DIR), ...(env.MODEL_VERSION === undefined ? {} : { version: env.MODEL_VERSION }) });
 
   const app = await buildApp({
