@@ -45,8 +45,12 @@ function roleFromValue(value: string): FieldRole {
   if (v.length > 3 && v.length < 255 && !v.includes(' ') && v.indexOf('@') > 0 && v.lastIndexOf('.') > v.indexOf('@')) return 'email';
   if (/^(https?:\/\/|www\.)\S+$/i.test(v)) return 'url';
   if (v.length >= 40 && v.includes(' ')) return 'message';
+  // Chinese, Japanese and Thai are written without spaces: 20 characters there is a sentence, not a code or a name.
+  if (v.length >= 20 && UNSPACED_SCRIPT.test(v)) return 'message';
   return 'other';
 }
+
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 // PHP-style names (`form_fields[email]`, `contact[body]`, Drupal's `message[0][value]`): the last segment that
 // names something says what the field is; indexes and `value` say nothing.

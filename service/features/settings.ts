@@ -23,7 +23,7 @@ export interface FeatureSettings {
 }
 
 export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
-  revision: 2,
+  revision: 3,
   hashBits: 18,
   charNgramSizes: Object.freeze([4]),
   wordBigrams: true,
