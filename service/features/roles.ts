@@ -1,3 +1,5 @@
+import { CHAR_CLASS, NOSPACE } from './char-class.ts';
+
 /** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
 export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
 
@@ -45,12 +47,15 @@ function roleFromValue(value: string): FieldRole {
   if (v.length > 3 && v.length < 255 && !v.includes(' ') && v.indexOf('@') > 0 && v.lastIndexOf('.') > v.indexOf('@')) return 'email';
   if (/^(https?:\/\/|www\.)\S+$/i.test(v)) return 'url';
   if (v.length >= 40 && v.includes(' ')) return 'message';
-  // Chinese, Japanese and Thai are written without spaces: 20 characters there is a sentence, not a code or a name.
-  if (v.length >= 20 && UNSPACED_SCRIPT.test(v)) return 'message';
+  // Chinese, Japanese, Thai (the tokenizer's no-space scripts) need no spaces: 20 characters there is a sentence.
+  if (v.length >= 20 && hasNoSpaceLetter(v)) return 'message';
   return 'other';
 }
 
-const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+function hasNoSpaceLetter(v: string): boolean {
+  for (let i = 0; i < v.length; i++) if (CHAR_CLASS[v.charCodeAt(i)] === NOSPACE) return true;
+  return false;
+}
 
 // PHP-style names (`form_fields[email]`, `contact[body]`, Drupal's `message[0][value]`): the last segment that
 // names something says what the field is; indexes and `value` say nothing.
