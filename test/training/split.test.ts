@@ -14,6 +14,14 @@ for (let i = 0; i < 200; i++) {
   records.push(rec(`r${i}`, i % 2 ? 'sms' : 'forms', i % 120 < 40 ? 'spam' : 'legitimate', variant));
 }
 
+describe('normalizedText', () => {
+  it('treats compatibility forms as the same text, whatever their case', () => {
+    // NFKC before lower-casing: '№' becomes 'No', full-width 'ＨＥＬＬＯ' becomes 'HELLO'; both must end lower-case.
+    expect(normalizedText({ a: '№1 ＨＥＬＬＯ', b: ['Ⅻ'] })).toBe('no1 hello xii');
+    expect(normalizedText({ m: 'no1  hello, XII!' })).toBe(normalizedText({ m: '№1 ＨＥＬＬＯ Ⅻ' }));
+  });
+});
+
 describe('splitRecords', () => {
   const opts = { seed: 7, validation: 0.15, test: 0.15 };
 

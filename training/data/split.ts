@@ -18,13 +18,14 @@ export interface SplitOptions {
 }
 
 /**
- * The text that decides "same submission": every string value, lower-cased, letters and digits only.
+ * The text that decides "same submission": every string value, NFKC-normalized then lower-cased (NFKC can make
+ * capitals: '№' -> 'No'), letters and digits only.
  * Field names are left out, so one message sent through two layouts is still one text.
  */
 export function normalizedText(fields: Record<string, unknown>): string {
   const parts: string[] = [];
   collect(fields, parts);
-  return parts.join(' ').toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return parts.join(' ').normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 }
 
 function collect(v: unknown, out: string[]): void {
