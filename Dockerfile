@@ -5,7 +5,10 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 COPY package.json package-lock.json ./
 RUN npm ci && npm cache clean --force
 COPY . .
+# What `npm start` does before it starts: bundle the TypeScript service into dist/ (esbuild, ~0.3 s).
+RUN npm run build
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["npm", "start"]
+# node itself as PID 1 gets SIGTERM and shuts down gracefully; npm would sit in between.
+CMD ["node", "dist/server.js"]

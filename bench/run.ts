@@ -115,6 +115,8 @@ async function main(): Promise<void> {
     const start = async (name: string, entry: string, env: NodeJS.ProcessEnv, port: number, readyPath: string) =>
       startServer({ name, entry, cwd: repoRoot, env, port, readyPath, stderrFile: path.join(tmp, `${name}.stderr`) });
 
+    // The service runs as `npm start` runs it: bundled once (its prestart), then `node dist/server.js`.
+    execSync('npm run build --silent', { cwd: repoRoot, stdio: 'ignore' });
     const barePort = await freePort();
     const bare = await start('bare', 'bench/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
     servers.push(bare);
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
     let verify: Started | undefined;
     for (let i = 0; i < cfg.readyStarts; i++) {
       const port = await freePort();
-      const s = await start('verify', 'service/server.ts', serviceEnv(port, false), port, '/readyz');
+      const s = await start('verify', 'dist/server.js', serviceEnv(port, false), port, '/readyz');
       readyMs.push(s.readyMs);
       if (i < cfg.readyStarts - 1) await stopServer(s);
       else verify = s;
@@ -133,7 +135,7 @@ async function main(): Promise<void> {
     let verifyRedis: Started | undefined;
     if (redisClient !== undefined) {
       const port = await freePort();
-      verifyRedis = await start('verify-redis', 'service/server.ts', serviceEnv(port, true), port, '/readyz');
+      verifyRedis = await start('verify-redis', 'dist/server.js', serviceEnv(port, true), port, '/readyz');
       servers.push(verifyRedis);
     }
     log(`ready: bare ${bare.readyMs.toFixed(0)} ms, verify ${readyMs.map((x) => x.toFixed(0)).join('/')} ms${verifyRedis ? `, verify-redis ${verifyRedis.readyMs.toFixed(0)} ms` : ''}`);

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A server started as its own process (node + tsx, as `npm start` does), with its start-to-ready time. */
+/** A server started as its own process (`node dist/server.js` as `npm start` runs it, or node + tsx for a .ts entry), with its start-to-ready time. */
 export interface Started {
   readonly name: string;
   readonly child: ChildProcess;
@@ -26,7 +26,7 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Spawns `node --import tsx <entry>` (one process, so its pid is the server's: `npx tsx` would add a parent
+ * Spawns `node <entry>` (a built .js entry) or `node --import tsx <entry>` (one process, so its pid is the server's: `npx tsx` would add a parent
  * process) and polls `readyPath` every 5 ms until it answers 200. stdout (the pino log) goes to /dev/null,
  * stderr to `stderrFile` for diagnosis.
  */
@@ -44,7 +44,7 @@ export async function startServer(opts: {
 }): Promise<Started> {
   const url = `http://127.0.0.1:${opts.port}`;
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.entry], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...(opts.entry.endsWith('.ts') ? ['--import', 'tsx'] : []), opts.entry], {
     cwd: opts.cwd,
     env: opts.env,
     stdio: ['ignore', openSync('/dev/null', 'w'), openSync(opts.stderrFile, 'w')],

@@ -86,7 +86,7 @@ export function renderMarkdown(r: BenchReport): string {
   lines.push('# Benchmark: `npm run bench`');
   lines.push('');
   lines.push('Written by `npm run bench` (bench/run.ts); the raw figures are in bench/results/. The production service and a bare');
-  lines.push(`Fastify ${m.fastify} POST route run as separate processes (\`node --import tsx\`, as \`npm start\`), loaded in alternating rounds`);
+  lines.push(`Fastify ${m.fastify} POST route run as separate processes (the service as \`npm start\` runs it, \`node dist/server.js\` bundled by esbuild; the bare route with\n\`node --import tsx\`), loaded in alternating rounds`);
   lines.push(`by autocannon in the bench process (${r.config.connections} connections, no pipelining; ${r.config.rounds} rounds × ${r.config.durationS} s with`);
   lines.push(`realistic bodies, ${r.config.bigRounds} × ${r.config.bigDurationS} s with the 64 KiB body; figures are medians over rounds). The machine is shared`);
   lines.push('and autocannon takes one of its cores, so absolute req/s move between runs: the ratio, measured round by round in');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -48,4 +49,12 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return result.data;
 }
 
-export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+/** The folder holding package.json: found by walking up, so the sources (service/config/) and the bundle (dist/) agree. */
+export const repoRoot = packageRoot(import.meta.dirname);
+
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) throw new ConfigError(`no package.json in ${from} or above it`);
+  }
+}

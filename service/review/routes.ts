@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { repoRoot } from '../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
 import { labelSchema } from './records.ts';
 import type { SessionStore } from './sessions.ts';
@@ -28,7 +29,7 @@ export interface ReviewRoutesOptions {
   readonly secureCookie?: boolean;
 }
 
-const CONSOLE_DIR = path.join(import.meta.dirname, 'console');
+const CONSOLE_DIR = path.join(repoRoot, 'service', 'review', 'console');
 const ASSETS = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',

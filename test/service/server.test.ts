@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,9 @@ import { repoRoot } from '../../service/config/env.ts';
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'formguard-server-'));
-});
+  // What `npm start` runs: its prestart bundles service/server.ts into dist/.
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'ignore' });
+}, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 function freePort(): Promise<number> {
@@ -22,7 +24,7 @@ function freePort(): Promise<number> {
 }
 
 function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<{ code: number | null; stderr: string; stdout: string }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/server.ts')], {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'dist/server.js')], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,7 +48,7 @@ async function waitReady(port: number, exited: Promise<unknown>): Promise<void> 
   throw new Error('server did not become ready');
 }
 
-describe('npm start (service/server.ts)', () => {
+describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
   it('refuses to start in production without TENANTS_FILE, naming the variable', async () => {
     const { exited } = start({ NODE_ENV: 'production', PORT: String(await freePort()) });
     const { code, stderr } = await exited;
