@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       startServer({ name, entry, cwd: repoRoot, env, port, readyPath, stderrFile: path.join(tmp, `${name}.stderr`) });
 
     // The service runs as `npm start` runs it: bundled once (its prestart), then `node dist/server.js`.
-    execSync('npm run build --silent', { cwd: repoRoot, stdio: 'ignore' });
+    execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     const barePort = await freePort();
     const bare = await start('bare', 'bench/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
     servers.push(bare);

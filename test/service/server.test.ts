@@ -10,7 +10,7 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'formguard-server-'));
   // What `npm start` runs: its prestart bundles service/server.ts into dist/.
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'ignore' });
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
