@@ -4,7 +4,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { repoRoot } from '../../service/config/env.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../review/helpers.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -90,5 +93,36 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     expect(stdout).toMatch(/TENANTS_FILE is not set/);
     expect(stdout).toMatch(/"msg":"stopped"/);
     expect(stdout).not.toContain('demo-key-change-me');
+  });
+
+  it('with REDIS_URL, serves the moderator console from the bundle (its files are found from package.json)', async () => {
+    const prefix = testPrefix('server');
+    const tenants = path.join(dir, 'tenants-mod.json');
+    const sha256 = createHash('sha256').update('moderator-token-for-the-server-test').digest('hex');
+    await writeFile(tenants, JSON.stringify({ accounts: [{ id: 'a', apiKeys: [], forms: [], moderators: [{ id: 'm', sha256 }] }] }));
+    const port = await freePort();
+    const { child, exited } = start({
+      PORT: String(port),
+      TENANTS_FILE: tenants,
+      REDIS_URL,
+      BULLMQ_PREFIX: prefix,
+      RATE_LIMIT_PREFIX: `${prefix}:rl`,
+      REVIEW_SPOOL_DIR: path.join(dir, 'spool'),
+    });
+    const redis = new Redis(REDIS_URL);
+    try {
+      await waitReady(port, exited);
+      const page = await fetch(`http://127.0.0.1:${port}/review/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+      const script = await fetch(`http://127.0.0.1:${port}/review/app.js`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get('content-type')).toMatch(/javascript/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+    }
   });
 });
