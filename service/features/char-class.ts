@@ -33,6 +33,12 @@ export function charClass(code: number): number {
 
 export const CHAR_CLASS = table;
 
+/** Whether text[start, end) holds a letter of a script written without spaces. */
+export function hasNoSpaceChar(text: string, start = 0, end = text.length): boolean {
+  for (let i = start; i < end; i++) if (table[text.charCodeAt(i)] === NOSPACE) return true;
+  return false;
+}
+
 /** Script buckets used for the script-mix signal. */
 export const SCRIPT_NAMES = ['latin', 'cyrillic', 'greek', 'arabic', 'hebrew', 'cjk', 'hangul', 'indic', 'thai', 'other'] as const;
 export type ScriptName = (typeof SCRIPT_NAMES)[number];

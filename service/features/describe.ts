@@ -1,4 +1,4 @@
-import { CHAR_CLASS, NOSPACE, SEP } from './char-class.ts';
+import { CHAR_CLASS, hasNoSpaceChar, SEP } from './char-class.ts';
 import { STRUCTURE_FIELD, type Features } from './extract.ts';
 import { KIND } from './kinds.ts';
 
@@ -51,9 +51,4 @@ const scratch: Span = { start: 0, end: 0 };
 export function surfaceOf(f: Features, slot: number): string {
   surfaceSpan(f, slot, scratch);
   return surfaceText(f, slot, scratch);
-}
-
-function hasNoSpaceChar(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (CHAR_CLASS[text.charCodeAt(i)] === NOSPACE) return true;
-  return false;
 }

@@ -1,4 +1,4 @@
-import { CHAR_CLASS, NOSPACE } from './char-class.ts';
+import { hasNoSpaceChar } from './char-class.ts';
 
 /** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
 export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
@@ -48,13 +48,8 @@ function roleFromValue(value: string): FieldRole {
   if (/^(https?:\/\/|www\.)\S+$/i.test(v)) return 'url';
   if (v.length >= 40 && v.includes(' ')) return 'message';
   // Chinese, Japanese, Thai (the tokenizer's no-space scripts) need no spaces: 20 characters there is a sentence.
-  if (v.length >= 20 && hasNoSpaceLetter(v)) return 'message';
+  if (v.length >= 20 && hasNoSpaceChar(v)) return 'message';
   return 'other';
-}
-
-function hasNoSpaceLetter(v: string): boolean {
-  for (let i = 0; i < v.length; i++) if (CHAR_CLASS[v.charCodeAt(i)] === NOSPACE) return true;
-  return false;
 }
 
 // PHP-style names (`form_fields[email]`, `contact[body]`, Drupal's `message[0][value]`): the last segment that
