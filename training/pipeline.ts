@@ -50,7 +50,7 @@ export const DEFAULT_NB_SCALING: NbScaling = Object.freeze({ alpha: 0.5, mix: 0.
 /**
  * Threshold and calibration come from out-of-fold scores over train + validation (5 folds), and the shipped model
  * is trained on all of train + validation. Over ten random splits this beat one 15% validation split: mean test F1
- * 0.931 -> 0.941, and the forms false-positive rate swung far less from split to split (see README).
+ * 0.931 -> 0.941, and the forms false-positive rate swung far less from split to split (see docs/model.md).
  */
 export const OUT_OF_FOLD_FOLDS = 5;
 

@@ -114,7 +114,7 @@ export function renderMarkdown(r: BenchReport): string {
   const ip = r.inProcess;
   lines.push(
     'In-process cost, measured in a child process that loads only the classifier: the bench process itself loads its Redis client',
-    '(ioredis) first, which makes V8 compile string loops slowly (see the performance notes); the service\'s own process is not',
+    '(ioredis) first, which makes V8 compile string loops slowly (see docs/performance.md); the service\'s own process is not',
     `affected. No load runs meanwhile: ${ip.chunks} chunks spread over the run (at the start and after every load round), each`,
     'alternating whole passes of featurize + infer (`classifier.spamProbability`: features, forward pass, calibration) and the',
     'route\'s whole call (`classifier.classify`: the same plus the reasoning sentence) over the same bodies; figures pool every',
