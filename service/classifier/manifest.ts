@@ -35,6 +35,7 @@ const featureSettingsSchema = z.object({
   maxChars: z.number().int().positive(),
   maxTokenLength: z.number().int().positive(),
   obfuscatedLinks: z.boolean().optional(),
+  mostlyLinks: z.boolean().optional(),
   normFloor: z.number().min(0).optional(),
   // Strict: a setting this code does not know would be dropped and the model featurized differently.
 }).strict();

@@ -135,7 +135,7 @@ export class FeatureExtractor {
       this.scanTokens(lower, fi, field.role);
     }
     this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
-    const structure = this.settings.structure ? structureIds(this.facts) : [];
+    const structure = this.settings.structure ? structureIds(this.facts, this.settings.mostlyLinks === true) : [];
     for (let s = 0; s < structure.length; s++) {
       this.add(structureHash(structure[s] as string), KIND.structure, STRUCTURE_FIELD, s, s, true);
     }
@@ -239,7 +239,7 @@ export class FeatureExtractor {
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
     // Counters live in locals for the loop and are written back once: property stores per character cost more.
-    let digits = 0, letters = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0;
+    let digits = 0, letters = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0, nospace = 0;
     let maxRepeat = f.maxRepeat;
     // The virtual space before the text is the first character of every window.
     let g1 = hashStep(NS_CHAR, 0x20);
@@ -260,6 +260,7 @@ export class FeatureExtractor {
           if (c >= 0x30 && c <= 0x39) digits++;
           else {
             letters++;
+            if (cls === NOSPACE) nospace++;
             if (sameLength && text.charCodeAt(i) !== c) upper++;
             scripts |= c < 0x80 ? 1 : scriptBit(c);
           }
@@ -309,6 +310,8 @@ export class FeatureExtractor {
         else this.add(g5, KIND.char, fi, p0, i + 1);
       }
     }
+    // A character of a script written without spaces carries about a word: it counts three times here.
+    if (role === 'message') f.messageNonSpace += digits + letters + symbols + 2 * nospace;
     f.digits += digits;
     f.letters += letters;
     f.upper += upper;
@@ -347,6 +350,7 @@ export class FeatureExtractor {
     else if (role !== 'url' && role !== 'email') {
       f.links++;
       noteLinkHost(f, host);
+      if (role === 'message') f.messageLinkChars += linkExtent(lower, start, end);
     }
     if (URL_SHORTENERS.has(host)) f.shortener = host;
     if (!this.settings.structure) return;
@@ -502,6 +506,22 @@ const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length)
 const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 
 // Roles whose text is prose: character statistics, n-grams and obfuscated links are read there.
+/**
+ * Length of the link around the host [start, end): its scheme before and its path after, as far as printable
+ * ASCII runs. Not to the next space: Chinese, Japanese or Thai text runs on into a link without one.
+ */
+function linkExtent(lower: string, start: number, end: number): number {
+  let a = start;
+  while (a > 0 && isUrlChar(lower.charCodeAt(a - 1))) a--;
+  let b = end;
+  while (b < lower.length && isUrlChar(lower.charCodeAt(b))) b++;
+  return b - a;
+}
+
+function isUrlChar(c: number): boolean {
+  return c > 0x20 && c < 0x7f;
+}
+
 function isTextual(role: FieldRole): boolean {
   return role === 'message' || role === 'other' || role === 'name';
 }

@@ -9,6 +9,9 @@ export interface Facts {
   maxRepeat: number;
   scripts: number;
   links: number;
+  /** Non-space characters of message fields (Chinese, Japanese, Thai ones count three times), and how many of them are links. */
+  messageNonSpace: number;
+  messageLinkChars: number;
   linkHosts: string[];
   markupLinks: number;
   /** Links written to dodge filters: "site. com", "site dot com" (also counted in links). */
@@ -40,7 +43,7 @@ export function noteLinkHost(f: Facts, host: string): void {
 export function emptyFacts(): Facts {
   return {
     fields: 0, messageChars: 0, letters: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
-    links: 0, linkHosts: [], markupLinks: 0, obfuscatedLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
+    links: 0, messageNonSpace: 0, messageLinkChars: 0, linkHosts: [], markupLinks: 0, obfuscatedLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
     longLatinWords: 0, gibberishWords: 0, gibberishExamples: [], mixedScriptWords: 0, spacedLetters: false, repeatedFieldText: false, template: false,
     honeypot: 'none', disposableDomain: null, shortener: null, truncated: false,
   };

@@ -3,7 +3,11 @@ import { hasNoSpaceChar } from './char-class.ts';
 /** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
 export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
 
-const HONEYPOT = /(^_?gotcha$|honey|^hp$|^hp[_-]|[_-]hp$|_hp_|trap|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
+const HONEYPOT = /(^_?gotcha$|honey|^hp[_-]|(website|url|e?mail|field)[_-]?hp$|_hp_|trap|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
+// WPForms' honeypot is `wpforms[hp]`, but Korean and Indonesian forms call the mobile number hp (`hp`, `mb_hp`,
+// `no_hp`): a field so named is a honeypot unless it holds a phone number.
+const HP = /(^|[_-])hp$/;
+const PHONE = /^\+?[\d\s()./-]{7,24}$/;
 const EMAIL = /(^|[^a-z])e?-?mail|courriel|correo/;
 const URL = /(^|[^a-z])(url|website|web|site|homepage|home[_-]?page|link|linkedin|portfolio)([^a-z]|$)/;
 const NAME = /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|surname|nom|nombre|vorname|nachname)([^a-z]|$)|name$|^(first|last|middle)$/;
@@ -23,16 +27,26 @@ export function roleOf(key: string, value: string): FieldRole {
       KEY_ROLES.set(key, byKey);
     }
   }
+  if (byKey === 'hp') return isPhoneNumber(value) ? 'other' : 'honeypot';
   return byKey ?? roleFromValue(value);
 }
 
-const KEY_ROLES_LIMIT = 4096;
-const KEY_ROLES = new Map<string, FieldRole | null>();
+function isPhoneNumber(value: string): boolean {
+  const v = value.trim();
+  if (!PHONE.test(v)) return false;
+  let digits = 0;
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) >= 0x30 && v.charCodeAt(i) <= 0x39) digits++;
+  return digits >= 7;
+}
 
-/** The role a field's name gives it, or null when the name says nothing (its value decides). */
-function roleOfKey(key: string): FieldRole | null {
+const KEY_ROLES_LIMIT = 4096;
+const KEY_ROLES = new Map<string, FieldRole | 'hp' | null>();
+
+/** The role a field's name gives it, 'hp' for a honeypot or phone name, or null when the name says nothing (its value decides). */
+function roleOfKey(key: string): FieldRole | 'hp' | null {
   const k = bracketLeaf(key.toLowerCase());
   if (HONEYPOT.test(k)) return 'honeypot';
+  if (HP.test(k)) return 'hp';
   if (BOOKKEEPING.test(k)) return 'other';
   if (EMAIL.test(k)) return 'email';
   if (URL.test(k)) return 'url';

@@ -15,9 +15,11 @@ function prefixed(prefix: string, names: readonly string[]): string[] {
 }
 
 /** Structural signals as a linear model sees them: bucketed indicators. Ids are part of the feature version. */
-export function structureIds(f: Facts): string[] {
+export function structureIds(f: Facts, mostlyLinks = false): string[] {
   const ids: string[] = [];
   ids.push(LINK_IDS[bucket(f.links, [0, 1, 2, 4])] as string);
+  // Four fifths: a link with a word or two around it ("see this", "lol") is still a link posted, not a message.
+  if (mostlyLinks && f.messageLinkChars > 0 && f.messageLinkChars * 5 >= f.messageNonSpace * 4) ids.push('mostly-links');
   if (f.obfuscatedLinks > 0) ids.push('obfuscated-link');
   if (f.markupLinks > 0) ids.push('markup-link');
   if (f.linksInName > 0) ids.push('link-in-name');
@@ -74,6 +76,7 @@ export function describeStructure(id: string, f: Facts): string {
   switch (id) {
     case 'obfuscated-link': return 'a link written with spaces or "dot" to dodge link filters';
     case 'markup-link': return 'HTML or BBCode link markup';
+    case 'mostly-links': return f.links === 1 ? 'a message that is a link and little else' : 'a message that is links and little else';
     case 'link-in-name': return 'a link in the name field';
     case 'email-in-name': return 'an email address in the name field';
     case 'long-name': return `a name field of ${f.nameTokens} words`;

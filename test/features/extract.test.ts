@@ -88,6 +88,22 @@ describe('feature extraction', () => {
     }
   });
 
+  it('marks a message that is a link and little else, and not a sentence with one link, in any script', () => {
+    for (const message of ['http://9gag.com/gag/aAvPwj9', 'check this https://soundcloud.com/j-supt/fils-du-son', 'https://www.facebook.com/myfunnyriddles lol']) {
+      expect(extractor.extract({ message }).structure, message).toContain('mostly-links');
+    }
+    for (const message of [
+      'Hi, here is the screenshot of the error: https://imgur.com/a/x7Yq2 thanks',
+      // No spaces between the question and the link: the link must not swallow the sentence.
+      '請問這支有0.6L的嗎？https://www.shanjian-coffee.com.tw/products/pour-over-kettle-copper-0-9l 謝謝',
+      'watch my videos xx',
+    ]) {
+      expect(extractor.extract({ message }).structure, message).not.toContain('mostly-links');
+    }
+    // A link in the name or a website field is not the message.
+    expect(extractor.extract({ name: 'https://cheap-seo.biz', website: 'https://ana.dev', message: 'Hello, do you ship to Chile?' }).structure).not.toContain('mostly-links');
+  });
+
   it('tokenizes scripts without spaces into character bigrams and keeps non-Latin words', () => {
     const ja = extractor.extract(fixtures.japanese_booking);
     const words = new Set<string>();

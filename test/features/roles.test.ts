@@ -8,6 +8,17 @@ describe('field roles', () => {
     expect(roleOf('_gotcha', '')).toBe('honeypot');
   });
 
+  it('knows honeypots by their usual names, and a mobile number called hp is not one', () => {
+    for (const key of ['hp_website', 'website_hp', 'nf-field-hp', 'honeypot', 'bot-field', 'fax_confirm']) expect(roleOf(key, 'x'), key).toBe('honeypot');
+    // WPForms' honeypot, empty or filled by a bot.
+    expect(roleOf('wpforms[hp]', '')).toBe('honeypot');
+    expect(roleOf('wpforms[hp]', 'https://cheap-pills.top')).toBe('honeypot');
+    // Korean (hp, mb_hp) and Indonesian or Malay (no_hp) forms name the mobile-phone field so.
+    for (const [key, phone] of [['hp', '010-4827-3916'], ['mb_hp', '010 4827 3916'], ['no_hp', '+62 812-3456-7890'], ['nomor_hp', '(0812) 345 678']]) {
+      expect(roleOf(key as string, phone as string), key).toBe('other');
+    }
+  });
+
   it('judges opaque names (input_4, entry.N) by the value', () => {
     expect(roleOf('input_2', 'ada@mail.com')).toBe('email');
     expect(roleOf('input_3', 'https://shop.test/item/1')).toBe('url');
