@@ -88,6 +88,8 @@ export class FeatureExtractor {
   private texts: string[] = [];
   private roles: FieldRole[] = [];
   private facts: Facts = emptyFacts();
+  /** End of the last link measured in the current field: links sharing one run of URL characters count once. */
+  private linkEnd = 0;
 
   constructor(settings: FeatureSettings) {
     this.settings = settings;
@@ -235,6 +237,7 @@ export class FeatureExtractor {
     const textual = isTextual(role);
     const sameLength = text.length === lower.length;
     const n = lower.length;
+    this.linkEnd = 0;
     if (role === 'message') f.messageChars += n;
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
@@ -350,12 +353,26 @@ export class FeatureExtractor {
     else if (role !== 'url' && role !== 'email') {
       f.links++;
       noteLinkHost(f, host);
-      if (role === 'message') f.messageLinkChars += linkExtent(lower, start, end);
+      if (role === 'message' && start >= this.linkEnd) this.measureLink(lower, start, end);
     }
     if (URL_SHORTENERS.has(host)) f.shortener = host;
     if (!this.settings.structure) return;
     this.add(hashRange(lower, hostStart, end, NS_DOMAIN), KIND.domain, fi, hostStart, end, true);
     this.add(hashRange(lower, dot + 1, end, NS_TLD), KIND.domain, fi, dot + 1, end, true);
+  }
+
+  /**
+   * Adds the length of the link around the host [start, end) (its scheme before and its path after, as far as
+   * printable ASCII runs: Chinese, Japanese or Thai text runs on into a link without a space). Never scans back
+   * past the last link measured, so a field packed with links costs one pass, not one per link.
+   */
+  private measureLink(lower: string, start: number, end: number): void {
+    let a = start;
+    while (a > this.linkEnd && isUrlChar(lower.charCodeAt(a - 1))) a--;
+    let b = end;
+    while (b < lower.length && isUrlChar(lower.charCodeAt(b))) b++;
+    this.facts.messageLinkChars += b - a;
+    this.linkEnd = b;
   }
 
   /**
@@ -505,23 +522,11 @@ const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'i
 const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 
-// Roles whose text is prose: character statistics, n-grams and obfuscated links are read there.
-/**
- * Length of the link around the host [start, end): its scheme before and its path after, as far as printable
- * ASCII runs. Not to the next space: Chinese, Japanese or Thai text runs on into a link without one.
- */
-function linkExtent(lower: string, start: number, end: number): number {
-  let a = start;
-  while (a > 0 && isUrlChar(lower.charCodeAt(a - 1))) a--;
-  let b = end;
-  while (b < lower.length && isUrlChar(lower.charCodeAt(b))) b++;
-  return b - a;
-}
-
 function isUrlChar(c: number): boolean {
   return c > 0x20 && c < 0x7f;
 }
 
+// Roles whose text is prose: character statistics, n-grams and obfuscated links are read there.
 function isTextual(role: FieldRole): boolean {
   return role === 'message' || role === 'other' || role === 'name';
 }

@@ -25,7 +25,7 @@ export interface FeatureSettings {
 }
 
 export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
-  revision: 4,
+  revision: 5,
   hashBits: 18,
   charNgramSizes: Object.freeze([4]),
   wordBigrams: true,

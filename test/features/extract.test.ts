@@ -97,6 +97,8 @@ describe('feature extraction', () => {
       // No spaces between the question and the link: the link must not swallow the sentence.
       '請問這支有0.6L的嗎？https://www.shanjian-coffee.com.tw/products/pour-over-kettle-copper-0-9l 謝謝',
       'watch my videos xx',
+      // Two hosts in one run of URL characters are one link's worth of text, not two.
+      'https://a.com/?r=https://b.com please check this out today friend',
     ]) {
       expect(extractor.extract({ message }).structure, message).not.toContain('mostly-links');
     }
