@@ -93,6 +93,50 @@ export function worstCaseBody(repoRoot: string, limit = 64 * 1024): BenchBody {
   return { id: 'worst-case-64k', label: 'mixed', layout: 'basic', lang: 'mixed', json, bytes, fields: make(message) };
 }
 
+/**
+ * Bodies built to be slow, each exactly `limit` bytes: one unit repeated to fill a message (link-packed text, one
+ * endless word, dots that look like hosts, CJK without spaces, markup, ...), and two that fill the payload with
+ * thousands of small fields. Measured in process only: they look for work that grows faster than the input.
+ */
+export function adversarialBodies(limit = 64 * 1024): BenchBody[] {
+  const units: Record<string, string> = {
+    'a.com/ repeated': 'a.com/',
+    'https://x.com/a repeated': 'https://x.com/a ',
+    'one endless word': 'a',
+    'a. repeated': 'a.',
+    'a . repeated': 'a . ',
+    '" dot com " repeated': ' dot com ',
+    'Chinese without spaces': '您好我想定做一个书架',
+    'e-mail addresses': 'a@b.co ',
+    '<a href=x> repeated': '<a href=x>',
+    '{ repeated': '{',
+  };
+  const out: BenchBody[] = [];
+  for (const [id, unit] of Object.entries(units)) {
+    const make = (message: string) => ({ name: 'Slow Case', email: 'slow.case@mail.test', message });
+    const envelope = (message: string) => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: make(message) });
+    let message = unit.repeat(Math.ceil(limit / Buffer.byteLength(unit)));
+    while (Buffer.byteLength(envelope(message)) > limit) message = message.slice(0, -1);
+    message += ' '.repeat(limit - Buffer.byteLength(envelope(message)));
+    out.push(body(id, make(message), envelope(message), limit));
+  }
+  for (const [id, key, value] of [['3,000-odd small fields', 'f', 'hello world'], ['phone fields named no_hp', 'no_hp', '0812 3456 7890']] as const) {
+    const fields: Record<string, string> = {};
+    const envelope = () => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: fields });
+    for (let i = 0; Buffer.byteLength(envelope()) < limit - 64; i++) fields[`${key}${i}`] = value;
+    fields.pad = '';
+    fields.pad = ' '.repeat(Math.max(0, limit - Buffer.byteLength(envelope())));
+    out.push(body(id, fields, envelope(), limit));
+  }
+  return out;
+}
+
+function body(id: string, fields: Record<string, unknown>, json: string, limit: number): BenchBody {
+  const bytes = Buffer.byteLength(json);
+  if (bytes > limit) throw new Error(`${id}: body is ${bytes} bytes, over ${limit}`);
+  return { id, label: 'spam', layout: 'adversarial', lang: 'mixed', json, bytes, fields };
+}
+
 export function describeSet(bodies: readonly BenchBody[]) {
   const sizes = bodies.map((b) => b.bytes).sort((a, b) => a - b);
   const count = (key: 'label' | 'layout' | 'lang') => {

@@ -30,6 +30,8 @@ export interface InProcessFigures {
     readonly chunkMediansUs: { readonly infer: number[]; readonly classify: number[] };
   };
   readonly worst64k: CostPair;
+  /** The route's whole call on each 64 KiB body built to be slow. */
+  readonly adversarial: readonly { readonly id: string; readonly bytes: number; readonly classify: CostStats }[];
 }
 
 function stats(samplesNs: number[]): CostStats {
@@ -47,6 +49,7 @@ type Kind = 'infer' | 'classify';
 export class InProcessMeter {
   private readonly samples = { infer: new Map<BenchBody, number[]>(), classify: new Map<BenchBody, number[]>() };
   private readonly worstSamples = { infer: [] as number[], classify: [] as number[] };
+  private readonly adversarialSamples = new Map<BenchBody, number[]>();
   private readonly chunkOneKb = { infer: [] as number[], classify: [] as number[] };
   private readonly oneKb: readonly BenchBody[];
   private chunks = 0;
@@ -56,8 +59,10 @@ export class InProcessMeter {
     private readonly classifier: LinearClassifier,
     private readonly realistic: readonly BenchBody[],
     private readonly worst: BenchBody,
+    private readonly adversarial: readonly BenchBody[],
     private readonly quick: boolean,
   ) {
+    for (const b of adversarial) this.adversarialSamples.set(b, []);
     for (const b of realistic) {
       this.samples.infer.set(b, []);
       this.samples.classify.set(b, []);
@@ -66,8 +71,8 @@ export class InProcessMeter {
     this.oneKb = [...realistic].sort((a, b) => Math.abs(a.bytes - 1024) - Math.abs(b.bytes - 1024)).slice(0, 40);
   }
 
-  static async create(repoRoot: string, realistic: readonly BenchBody[], worst: BenchBody, quick: boolean): Promise<InProcessMeter> {
-    return new InProcessMeter(await loadClassifier({ modelsDir: path.join(repoRoot, 'models') }), realistic, worst, quick);
+  static async create(repoRoot: string, realistic: readonly BenchBody[], worst: BenchBody, adversarial: readonly BenchBody[], quick: boolean): Promise<InProcessMeter> {
+    return new InProcessMeter(await loadClassifier({ modelsDir: path.join(repoRoot, 'models') }), realistic, worst, adversarial, quick);
   }
 
   private call(kind: Kind, b: BenchBody): number {
@@ -83,6 +88,7 @@ export class InProcessMeter {
     if (this.chunks === 0) {
       for (let p = 0; p < (this.quick ? 2 : 10); p++) for (const b of this.realistic) for (const k of ['infer', 'classify'] as const) this.call(k, b);
       for (let p = 0; p < 5; p++) for (const k of ['infer', 'classify'] as const) this.call(k, this.worst);
+      for (let p = 0; p < 2; p++) for (const b of this.adversarial) this.call('classify', b);
     }
     const mine = { infer: [] as number[], classify: [] as number[] };
     const oneKb = new Set(this.oneKb);
@@ -97,6 +103,7 @@ export class InProcessMeter {
       }
     }
     for (let i = 0; i < (this.quick ? 5 : 40); i++) for (const k of ['infer', 'classify'] as const) this.worstSamples[k].push(this.call(k, this.worst));
+    for (let i = 0; i < (this.quick ? 1 : 4); i++) for (const b of this.adversarial) (this.adversarialSamples.get(b) as number[]).push(this.call('classify', b));
     this.chunks++;
     const medians = { infer: median(mine.infer) / 1000, classify: median(mine.classify) / 1000 };
     this.chunkOneKb.infer.push(medians.infer);
@@ -120,6 +127,7 @@ export class InProcessMeter {
         chunkMediansUs: { infer: [...this.chunkOneKb.infer], classify: [...this.chunkOneKb.classify] },
       },
       worst64k: { infer: stats(this.worstSamples.infer), classify: stats(this.worstSamples.classify) },
+      adversarial: this.adversarial.map((b) => ({ id: b.id, bytes: b.bytes, classify: stats(this.adversarialSamples.get(b) as number[]) })),
     };
   }
 }

@@ -130,6 +130,16 @@ export function renderMarkdown(r: BenchReport): string {
   row('64 KiB body', ip.worst64k);
   lines.push('');
   const spread = (xs: readonly number[]) => `${f1(Math.min(...xs))}-${f1(Math.max(...xs))} µs (in order: ${xs.map(f1).join(', ')})`;
+  if (ip.adversarial.length > 0) {
+    lines.push('');
+    lines.push(`64 KiB bodies built to be slow (\`classify\`, ${ip.adversarial[0]?.classify.calls ?? 0} calls each, spread over the chunks; the prose 64 KiB body above for`);
+    lines.push('comparison): work that grew faster than the input would show here.');
+    lines.push('');
+    lines.push('| body (64 KiB) | median µs | max µs |');
+    lines.push('|---|---:|---:|');
+    for (const a of ip.adversarial) lines.push(`| ${a.id} | ${f1(a.classify.medianUs)} | ${f1(a.classify.maxUs)} |`);
+    lines.push('');
+  }
   lines.push(`The 1 KB median chunk by chunk: featurize + infer ${spread(ip.oneKb.chunkMediansUs.infer)}; with reasoning ${spread(ip.oneKb.chunkMediansUs.classify)}.`);
   lines.push('');
   lines.push('| start → /readyz 200 | ms |');
