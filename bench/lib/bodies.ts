@@ -82,15 +82,19 @@ export function worstCaseBody(repoRoot: string, limit = 64 * 1024): BenchBody {
   const envelope = (message: string) => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: make(message) });
   let message = '';
   for (let i = 0; Buffer.byteLength(envelope(message)) < limit; i++) message += (i === 0 ? '' : '\n\n') + texts[i % texts.length];
-  // Cut by characters until it fits (escapes and UTF-8 make bytes != chars), then pad to exactly `limit`.
+  message = fitMessage(message, envelope, limit, 'worst-case body');
+  return { id: 'worst-case-64k', label: 'mixed', layout: 'basic', lang: 'mixed', json: envelope(message), bytes: limit, fields: make(message) };
+}
+
+/** `message` cut by characters until its envelope fits (escapes and UTF-8 make bytes != chars), then space-padded to exactly `limit` bytes. */
+function fitMessage(message: string, envelope: (message: string) => string, limit: number, what: string): string {
   while (Buffer.byteLength(envelope(message)) > limit) message = message.slice(0, -1);
   // Never end on half a surrogate pair.
   if (/[\uD800-\uDBFF]$/.test(message)) message = message.slice(0, -1);
   message += ' '.repeat(limit - Buffer.byteLength(envelope(message)));
-  const json = envelope(message);
-  const bytes = Buffer.byteLength(json);
-  if (bytes !== limit) throw new Error(`worst-case body is ${bytes} bytes, wanted ${limit}`);
-  return { id: 'worst-case-64k', label: 'mixed', layout: 'basic', lang: 'mixed', json, bytes, fields: make(message) };
+  const bytes = Buffer.byteLength(envelope(message));
+  if (bytes !== limit) throw new Error(`${what} is ${bytes} bytes, wanted ${limit}`);
+  return message;
 }
 
 /**
@@ -111,22 +115,20 @@ export function adversarialBodies(limit = 64 * 1024): BenchBody[] {
     '<a href=x> repeated': '<a href=x>',
     '{ repeated': '{',
   };
+  const make = (message: string) => ({ name: 'Slow Case', email: 'slow.case@mail.test', message });
+  const envelope = (message: string) => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: make(message) });
   const out: BenchBody[] = [];
   for (const [id, unit] of Object.entries(units)) {
-    const make = (message: string) => ({ name: 'Slow Case', email: 'slow.case@mail.test', message });
-    const envelope = (message: string) => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: make(message) });
-    let message = unit.repeat(Math.ceil(limit / Buffer.byteLength(unit)));
-    while (Buffer.byteLength(envelope(message)) > limit) message = message.slice(0, -1);
-    message += ' '.repeat(limit - Buffer.byteLength(envelope(message)));
+    const message = fitMessage(unit.repeat(Math.ceil(limit / Buffer.byteLength(unit))), envelope, limit, id);
     out.push(body(id, make(message), envelope(message), limit));
   }
   for (const [id, key, value] of [['3,000-odd small fields', 'f', 'hello world'], ['phone fields named no_hp', 'no_hp', '0812 3456 7890']] as const) {
     const fields: Record<string, string> = {};
-    const envelope = () => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: fields });
-    for (let i = 0; Buffer.byteLength(envelope()) < limit - 64; i++) fields[`${key}${i}`] = value;
+    const fieldsEnvelope = () => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: fields });
+    for (let i = 0; Buffer.byteLength(fieldsEnvelope()) < limit - 64; i++) fields[`${key}${i}`] = value;
     fields.pad = '';
-    fields.pad = ' '.repeat(Math.max(0, limit - Buffer.byteLength(envelope())));
-    out.push(body(id, fields, envelope(), limit));
+    fields.pad = ' '.repeat(Math.max(0, limit - Buffer.byteLength(fieldsEnvelope())));
+    out.push(body(id, fields, fieldsEnvelope(), limit));
   }
   return out;
 }
