@@ -41,12 +41,34 @@ function sparseLookup(dimension: number) {
   }) as unknown as Parameters<typeof tf.customGrad>[0]) as unknown as (W: tf.Tensor, idx: tf.Tensor) => tf.Tensor;
 }
 
+/**
+ * The examples re-indexed onto the buckets they use: Adam updates every weight of W at every step, and a bucket
+ * no example holds keeps weight 0 anyway (zero gradient, zero L2 pull), so training on the used ones alone gives
+ * the same model for a fraction of the work. `used[j]` is compact bucket j's place in the full table.
+ */
+export function compactExamples(examples: readonly TrainingExample[], dimension: number): { examples: TrainingExample[]; used: Int32Array } {
+  const slot = new Int32Array(dimension).fill(-1);
+  const used: number[] = [];
+  const compact = examples.map((e) => {
+    const indices = new Int32Array(e.indices.length);
+    for (let i = 0; i < indices.length; i++) {
+      const full = e.indices[i] as number;
+      if (slot[full] === -1) slot[full] = used.push(full) - 1;
+      indices[i] = slot[full] as number;
+    }
+    return { ...e, indices };
+  });
+  return { examples: compact, used: Int32Array.from(used) };
+}
+
 /** Weighted logistic regression on hashed sparse features, trained with Adam in TF.js. */
-export function trainLinear(examples: readonly TrainingExample[], opts: TrainOptions): LinearWeights {
-  const W = tf.variable(tf.zeros([opts.dimension]), true, 'W');
+export function trainLinear(all: readonly TrainingExample[], opts: TrainOptions): LinearWeights {
+  const { examples, used } = compactExamples(all, opts.dimension);
+  const dimension = Math.max(1, used.length);
+  const W = tf.variable(tf.zeros([dimension]), true, 'W');
   const b = tf.variable(tf.scalar(0), true, 'b');
   const optimizer = tf.train.adam(opts.learningRate);
-  const lookup = sparseLookup(opts.dimension);
+  const lookup = sparseLookup(dimension);
   const random = seededRandom(opts.seed);
   const order = examples.map((_, i) => i);
   const batches = Math.ceil(examples.length / opts.batchSize);
@@ -77,7 +99,9 @@ export function trainLinear(examples: readonly TrainingExample[], opts: TrainOpt
     }
     opts.onEpoch?.(epoch + 1, lossSum / batches);
   }
-  const weights = W.dataSync().slice() as Float32Array;
+  const compact = W.dataSync();
+  const weights = new Float32Array(opts.dimension);
+  used.forEach((full, j) => (weights[full] = compact[j] as number));
   const bias = b.dataSync()[0] as number;
   W.dispose();
   b.dispose();
