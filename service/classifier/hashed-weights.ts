@@ -2,7 +2,8 @@
  * The hashed first layer as the service holds it: `table[i] * scale + offset` is bucket i's weight.
  * Exported models store it as TF.js uint8 affine quantization (value = q * scale + min, the format TF.js
  * itself loads), so the table the service reads per feature is 1 MB instead of 4 MB (2^20 buckets) and
- * stays in this machine's 1 MB-per-core L2 and shared L3 beside the rest of a request's work. Float32 tables (older exports) read with scale 1 and offset 0.
+ * more of it stays in cache beside the rest of a request's work. Float32 tables (older exports) read with
+ * scale 1 and offset 0.
  */
 export interface HashedWeights {
   readonly table: Uint8Array | Float32Array;
