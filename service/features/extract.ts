@@ -137,7 +137,7 @@ export class FeatureExtractor {
       this.scanTokens(lower, fi, field.role);
     }
     this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
-    const structure = this.settings.structure ? structureIds(this.facts, this.settings.mostlyLinks === true) : [];
+    const structure = this.settings.structure ? structureIds(this.facts) : [];
     for (let s = 0; s < structure.length; s++) {
       this.add(structureHash(structure[s] as string), KIND.structure, STRUCTURE_FIELD, s, s, true);
     }
@@ -353,7 +353,7 @@ export class FeatureExtractor {
     else if (role !== 'url' && role !== 'email') {
       f.links++;
       noteLinkHost(f, host);
-      if (role === 'message' && start >= this.linkEnd) this.measureLink(lower, start, end);
+      if (this.settings.mostlyLinks && role === 'message' && start >= this.linkEnd) this.measureLink(lower, start, end);
     }
     if (URL_SHORTENERS.has(host)) f.shortener = host;
     if (!this.settings.structure) return;

@@ -15,11 +15,12 @@ function prefixed(prefix: string, names: readonly string[]): string[] {
 }
 
 /** Structural signals as a linear model sees them: bucketed indicators. Ids are part of the feature version. */
-export function structureIds(f: Facts, mostlyLinks = false): string[] {
+export function structureIds(f: Facts): string[] {
   const ids: string[] = [];
   ids.push(LINK_IDS[bucket(f.links, [0, 1, 2, 4])] as string);
   // Four fifths: a link with a word or two around it ("see this", "lol") is still a link posted, not a message.
-  if (mostlyLinks && f.messageLinkChars > 0 && f.messageLinkChars * 5 >= f.messageNonSpace * 4) ids.push('mostly-links');
+  // Links are measured only with the mostlyLinks setting, as obfuscated links are only looked for with theirs.
+  if (f.messageLinkChars > 0 && f.messageLinkChars * 5 >= f.messageNonSpace * 4) ids.push('mostly-links');
   if (f.obfuscatedLinks > 0) ids.push('obfuscated-link');
   if (f.markupLinks > 0) ids.push('markup-link');
   if (f.linksInName > 0) ids.push('link-in-name');
