@@ -49,7 +49,7 @@ export function loadJsonl(file: string, source: string): LabelledRecord[] {
     if (label.success) {
       const l = label.data;
       const contradicts = l.modelStatus !== undefined && l.modelStatus !== l.label;
-      out.push({ id: `label:${l.submissionId}`, source, label: l.label, fields: l.fields, weight: contradicts ? LABEL_WEIGHTS.contradicts : LABEL_WEIGHTS.confirms });
+      out.push({ id: `label:${l.submissionId}`, source, label: l.label, fields: l.fields, weight: contradicts ? LABEL_WEIGHTS.contradicts : LABEL_WEIGHTS.confirms, labelledAt: l.labelledAt });
       return;
     }
     const form = formRecordSchema.safeParse(raw);
@@ -100,5 +100,19 @@ export function loadDataDir(dir: string): LoadedData {
     }
   }
   if (records.length === 0) throw new DataError(`no labelled records under ${dir}`);
-  return { records, files };
+  return { records: latestLabels(records), files };
+}
+
+/**
+ * One record per moderated submission, the newest by labelledAt (a later line wins a tie): a relabel is a new
+ * line, and the splitter would otherwise keep whichever label it met first.
+ */
+export function latestLabels(records: readonly LabelledRecord[]): LabelledRecord[] {
+  const newest = new Map<string, LabelledRecord>();
+  for (const r of records) {
+    if (r.labelledAt === undefined) continue;
+    const kept = newest.get(r.id);
+    if (!kept || Date.parse(r.labelledAt) >= Date.parse(kept.labelledAt as string)) newest.set(r.id, r);
+  }
+  return records.filter((r) => r.labelledAt === undefined || newest.get(r.id) === r);
 }

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-
-export const labelSchema = z.enum(['spam', 'legitimate']);
-export type Label = z.infer<typeof labelSchema>;
+import { exportedLabelSchema as exportedByService, labelSchema } from '../../service/review/records.ts';
 
 /** Every source becomes this one record type before training or evaluation. */
 export const recordSchema = z.object({
@@ -11,20 +9,16 @@ export const recordSchema = z.object({
   fields: z.record(z.string(), z.unknown()),
   /** Training weight; a moderator's relabel that contradicts the model counts more. */
   weight: z.number().positive().default(1),
+  /** A moderator label's time: of several labels for one submission, the newest is trained on. */
+  labelledAt: z.string().optional(),
 });
 export type LabelledRecord = z.infer<typeof recordSchema>;
 
-/** A moderator's label as `npm run labels:export` writes it to data/labels/*.jsonl. */
-export const exportedLabelSchema = z.object({
-  submissionId: z.string().min(1),
-  formId: z.string().min(1),
-  label: labelSchema,
-  fields: z.record(z.string(), z.unknown()),
-  labelledAt: z.string(),
-  moderatorId: z.string().optional(),
-  modelStatus: labelSchema.optional(),
-  modelConfidence: z.number().optional(),
-});
+/**
+ * A moderator's label as `npm run labels:export` writes it to data/labels/*.jsonl; the model's verdict and the
+ * moderator may be missing from hand-made label files (submissionId, formId, label, fields and labelledAt suffice).
+ */
+export const exportedLabelSchema = exportedByService.partial({ moderatorId: true, modelStatus: true, modelConfidence: true });
 
 /** A hand-written form submission in data/forms/*.jsonl. */
 export const formRecordSchema = z.object({

@@ -1,0 +1,51 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LABEL_WEIGHTS, loadDataDir } from '../../training/data/loaders.ts';
+
+const SUBMISSION = '0b8f6a52-4c1e-4d8e-9a57-2f3c1d9e7b10';
+const OTHER = '5d2c9f0e-8b7a-4e61-a3d4-7c6b5a4f3e21';
+let dir = '';
+
+function label(submissionId: string, label: 'spam' | 'legitimate', labelledAt: string, extra: object = {}): string {
+  return JSON.stringify({ submissionId, formId: 'contact', label, fields: { message: `text of ${submissionId}` }, labelledAt, ...extra });
+}
+
+function dataDir(files: Record<string, string[]>): string {
+  dir = mkdtempSync(path.join(tmpdir(), 'formguard-labels-'));
+  mkdirSync(path.join(dir, 'labels'));
+  for (const [name, lines] of Object.entries(files)) writeFileSync(path.join(dir, 'labels', name), `${lines.join('\n')}\n`);
+  return dir;
+}
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('loadDataDir with moderators\' labels', () => {
+  it('trains on the newest label of a relabelled submission, even when an older file sorts later', () => {
+    const { records } = loadDataDir(
+      dataDir({
+        '2026-11-20.jsonl': [label(SUBMISSION, 'legitimate', '2026-11-20T09:00:00.000Z', { modelStatus: 'spam', moderatorId: 'a', modelConfidence: 0.9 })],
+        '2026-11-21.jsonl': [
+          label(SUBMISSION, 'spam', '2026-11-22T10:00:00.000Z', { modelStatus: 'spam', moderatorId: 'b', modelConfidence: 0.9 }),
+          label(OTHER, 'legitimate', '2026-11-21T08:00:00.000Z'),
+        ],
+        '2026-11-22.jsonl': [label(SUBMISSION, 'legitimate', '2026-11-21T11:00:00.000Z', { modelStatus: 'spam', moderatorId: 'a', modelConfidence: 0.9 })],
+      }),
+    );
+    const mine = records.filter((r) => r.id === `label:${SUBMISSION}`);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]?.label).toBe('spam');
+    // The newest label agrees with the model, so it weighs as a confirmation.
+    expect(mine[0]?.weight).toBe(LABEL_WEIGHTS.confirms);
+    // A minimal line (no model verdict, no moderator) is read as a confirmation too.
+    expect(records.find((r) => r.id === `label:${OTHER}`)?.label).toBe('legitimate');
+    expect(records).toHaveLength(2);
+  });
+
+  it('lets the later line win when two labels share a time', () => {
+    const at = '2026-11-21T08:00:00.000Z';
+    const { records } = loadDataDir(dataDir({ '2026-11-21.jsonl': [label(SUBMISSION, 'spam', at), label(SUBMISSION, 'legitimate', at)] }));
+    expect(records.map((r) => r.label)).toEqual(['legitimate']);
+  });
+});
