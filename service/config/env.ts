@@ -3,22 +3,23 @@ import path from 'node:path';
 import { z } from 'zod';
 
 // Empty strings from shells and .env files mean "unset", not "invalid".
-const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+const optionalString = unsetIfEmpty(z.string().optional());
 const number = (def: number) => z.preprocess((v) => (v === '' || v === undefined ? def : Number(v)), z.number().finite());
 
 export const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  NODE_ENV: unsetIfEmpty(z.enum(['development', 'production', 'test']).default('development')),
   PORT: number(3000).pipe(z.number().int().min(0).max(65535)),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),
   TENANTS_FILE: optionalString,
   REDIS_URL: optionalString.pipe(z.string().url().optional()),
-  MODELS_DIR: z.string().min(1).default('models'),
+  MODELS_DIR: unsetIfEmpty(z.string().min(1).default('models')),
   MODEL_VERSION: optionalString,
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: unsetIfEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   BODY_LIMIT: number(64 * 1024).pipe(z.number().int().min(1024).max(16 * 1024 * 1024)),
   TRUST_PROXY: z.preprocess((v) => v === 'true' || v === '1', z.boolean()).default(false),
   // Verify service: rate limits, key guessing, overload.
-  RATE_LIMIT_PREFIX: z.string().min(1).default('formguard:rl'),
+  RATE_LIMIT_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard:rl')),
   KEY_FAILURE_MAX: number(20).pipe(z.number().int().min(1)),
   KEY_FAILURE_WINDOW_SECONDS: number(60).pipe(z.number().int().min(1)),
   MAX_EVENT_LOOP_DELAY_MS: number(1000).pipe(z.number().int().min(0)),
@@ -27,10 +28,10 @@ export const envSchema = z.object({
   REVIEW_BAND: number(0.75).pipe(z.number().min(0).max(1)),
   REVIEW_SAMPLE_RATE: number(0.01).pipe(z.number().min(0).max(1)),
   REVIEW_RETENTION_DAYS: number(30).pipe(z.number().positive()),
-  REVIEW_SPOOL_DIR: z.string().min(1).default('.spool'),
+  REVIEW_SPOOL_DIR: unsetIfEmpty(z.string().min(1).default('.spool')),
   REVIEW_SPOOL_MAX_BYTES: number(64 * 1024 * 1024).pipe(z.number().int().positive()),
   REVIEW_MAX_FIELD_BYTES: number(16 * 1024).pipe(z.number().int().positive()),
-  BULLMQ_PREFIX: z.string().min(1).default('formguard'),
+  BULLMQ_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard')),
 });
 
 export type Env = z.infer<typeof envSchema>;
