@@ -19,9 +19,8 @@ import type { Queue } from 'bullmq';
 export const SESSION_TTL_SECONDS = 12 * 3600;
 const SWEEP_INTERVAL_MS = 3_600_000;
 
-export type ReviewEnv = Pick<
+export type ReviewEnv = { readonly REDIS_URL: string } & Pick<
   Env,
-  | 'REDIS_URL'
   | 'REVIEW_BAND'
   | 'REVIEW_SAMPLE_RATE'
   | 'REVIEW_RETENTION_DAYS'
@@ -52,14 +51,10 @@ export interface ReviewSetup {
 
 /**
  * Builds the whole review side from the environment: the sink the verify route offers verdicts to, the
- * ingest worker, the retention sweep and the /review console. Undefined (and a log line) without REDIS_URL.
+ * ingest worker, the retention sweep and the /review console.
  */
-export function startReview(setup: ReviewSetup): Review | undefined {
+export function startReview(setup: ReviewSetup): Review {
   const { env, log } = setup;
-  if (env.REDIS_URL === undefined) {
-    log.info('review queue is off: REDIS_URL is not set (verdicts are not queued; no /review console)');
-    return undefined;
-  }
   const redis = commandConnection(env.REDIS_URL, log);
   const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS });
   const queue = reviewQueue(redis, env.BULLMQ_PREFIX);
