@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '../http/cors.ts';
-import { internalErrorBody } from '../http/bodies.ts';
+import { internalErrorBody, ms } from '../http/bodies.ts';
 import { lazyChildLoggerFactory } from '../http/lazy-request-logger.ts';
 import { answer } from './answer.ts';
 import { runChecks, type VerifyDeps } from './checks.ts';
@@ -30,9 +30,10 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       pressureHandler: ((request: FastifyRequest, reply: FastifyReply) => {
         if (request.method === 'OPTIONS') return undefined;
         const submissionId = randomUUID();
-        request.audit = { outcome: 'overloaded', submissionId };
+        const processingTime = ms(reply.elapsedTime);
+        request.audit = { outcome: 'overloaded', submissionId, processingTime };
         reply.code(503).header('retry-after', '5');
-        return internalErrorBody(submissionId, reply.elapsedTime, 'Service unavailable');
+        return internalErrorBody(submissionId, processingTime, 'Service unavailable');
       }) as unknown as () => void,
     });
   }

@@ -57,7 +57,10 @@ describe('one structured log line per verify request', () => {
     app = await testApp({ logger: capture.logger });
     await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://evil.net' }, payload: verifyBody() });
     await app.inject({ method: 'POST', url: '/v1/verify', headers: { 'content-type': 'text/plain' }, payload: 'x' });
-    expect(capture.lines.filter((l) => l.msg === 'verify').map((l) => l.outcome)).toEqual(['blocked', 'unsupported-media-type']);
+    const lines = capture.lines.filter((l) => l.msg === 'verify');
+    expect(lines.map((l) => l.outcome)).toEqual(['blocked', 'unsupported-media-type']);
+    // Answers made by the error handler carry their processing time too.
+    expect(lines.map((l) => typeof l.processingTime)).toEqual(['number', 'number']);
   });
 });
 
