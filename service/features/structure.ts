@@ -72,7 +72,7 @@ export function describeStructure(id: string, f: Facts): string {
   if (id.startsWith('digits=')) return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
   if (id.startsWith('symbols=')) return id === 'symbols=few' ? 'few symbols' : 'many symbols and punctuation marks';
   if (id.startsWith('script:')) return `${id.slice(7)} script`;
-  if (id.startsWith('length=')) return f.messageChars === 0 ? 'no message text' : `a ${lengthWord(f.messageChars)} message (${f.messageChars} characters)`;
+  if (id.startsWith('length=')) return f.messageChars === 0 ? 'no message text' : `a ${lengthWord(f.messageChars)} message (${f.messageChars} ${f.messageChars === 1 ? 'character' : 'characters'})`;
   if (id.startsWith('gibberish=')) return `gibberish-looking words (${f.gibberishExamples.slice(0, 2).map((w) => `'${w}'`).join(', ')})`;
   switch (id) {
     case 'obfuscated-link': return 'a link written with spaces or "dot" to dodge link filters';
