@@ -27,10 +27,6 @@ for (let c = 0; c < 65536; c++) {
 table[0x30fc] = NOSPACE;
 table[0x3005] = NOSPACE;
 
-export function charClass(code: number): number {
-  return table[code] ?? SEP;
-}
-
 export const CHAR_CLASS = table;
 
 /** Whether text[start, end) holds a letter of a script written without spaces. */
@@ -41,7 +37,6 @@ export function hasNoSpaceChar(text: string, start = 0, end = text.length): bool
 
 /** Script buckets used for the script-mix signal. */
 export const SCRIPT_NAMES = ['latin', 'cyrillic', 'greek', 'arabic', 'hebrew', 'cjk', 'hangul', 'indic', 'thai', 'other'] as const;
-export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 export function scriptBit(code: number): number {
   if (code < 0x80) return (code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a ? 1 : 0;

@@ -5,7 +5,7 @@ export function ms(elapsed: number): number {
   return Math.round(elapsed * 1000) / 1000;
 }
 
-export const MISSING_PARAMS = 'Missing or invalid parameters: apiKey, formId and either payload or fieldData (a JSON object) are required';
+const MISSING_PARAMS = 'Missing or invalid parameters: apiKey, formId and either payload or fieldData (a JSON object) are required';
 
 export function invalidParamsBody(detail?: string) {
   return { error: detail === undefined ? MISSING_PARAMS : `${MISSING_PARAMS} (${detail})` };

@@ -27,7 +27,7 @@ return {0, prev, curr}
 type HitCommand = (current: string, previous: string, max: number, windowMs: number, elapsedMs: number, algorithm: string) => Promise<[number, number, number]>;
 
 export interface RedisRateLimiterOptions {
-  /** Key prefix; each limited key becomes `<prefix>:{<key>}:<window index>` (hash tag: one Cluster slot per key). */
+  /** Key prefix; each limited key becomes `<prefix>:{<key>}:<window ms>:<window index>` (hash tag: one Cluster slot per key). */
   readonly prefix: string;
   /** Used while Redis fails, so limits still hold per instance instead of vanishing. */
   readonly fallback: MemoryRateLimiter;

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { reviewJobSchema } from './job-schema.ts';
 
 export const labelSchema = z.enum(['spam', 'legitimate']);
 export type Label = z.infer<typeof labelSchema>;
@@ -34,9 +33,6 @@ export const exportedLabelSchema = labelRecordSchema.pick({
   modelConfidence: true,
 });
 export type ExportedLabel = z.infer<typeof exportedLabelSchema>;
-
-/** A stored review item: the queued job as received. */
-export const reviewItemSchema = reviewJobSchema;
 
 /** A console session, stored in Redis under the hash of its random id. */
 export const sessionRecordSchema = z.object({

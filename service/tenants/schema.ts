@@ -40,7 +40,6 @@ export const tenantsFileSchema = z.strictObject({
 });
 
 export type TenantsFile = z.infer<typeof tenantsFileSchema>;
-export type AccountRecord = z.infer<typeof accountSchema>;
 export type RateLimitRecord = z.infer<typeof rateLimitSchema>;
 
 /** Applies when an account has no rateLimit: generous for a contact form, low enough to stop a flood. */

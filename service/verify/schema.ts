@@ -27,7 +27,6 @@ export const verifyResultSchema = z.object({
   formId: z.string(),
   modelVersion: z.string().optional(),
 });
-export type VerifyResult = z.infer<typeof verifyResultSchema>;
 
 export const errorBodySchema = z.object({ error: z.string() });
 
