@@ -10,7 +10,7 @@ const USAGE = `Usage: npm run tenants -- <command> [options]   (file: --file <pa
 
   list                                        accounts, their key ids, forms and referrers
   add-account <accountId> [--max N --window SECONDS --algorithm fixed|sliding]
-  add-form <accountId> <formId> --referrer <entry> [--referrer <entry> ...]
+  add-form <accountId> <formId> [--referrer <entry> ...]   (none yet: the form blocks every request)
   issue-key <accountId> [--id <keyId>]        prints the new key once; only its SHA-256 is stored
   revoke-key <accountId> <keyId>
   add-moderator <accountId> <moderatorId>     prints a review-console token once
@@ -23,8 +23,9 @@ async function readTenants(file: string, create: boolean): Promise<TenantsFile> 
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && create) return { accounts: [] };
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    if (create) return { accounts: [] };
+    throw new EditError(`no tenants file at ${file} (add-account creates it)`);
   }
   return parseTenants(text, file).file;
 }
@@ -50,6 +51,20 @@ function list(data: TenantsFile): string {
   return lines.length > 0 ? lines.join('\n') : '(no accounts)';
 }
 
+/** A command line that cannot be run: exit 2, as other tools do. */
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const COMMANDS = new Set(['list', 'add-account', 'add-form', 'issue-key', 'revoke-key', 'add-moderator']);
+
+function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new EditError(`${flag} must be a whole number of 1 or more, got "${value}"`);
+  return n;
+}
+
 function need(value: string | undefined, what: string): string {
   if (value === undefined || value === '') throw new EditError(`missing ${what}\n\n${USAGE}`);
   return value;
@@ -70,10 +85,12 @@ async function run(argv: string[]): Promise<void> {
     },
   });
   const [command, ...args] = positionals;
-  if (values.help === true || command === undefined) {
+  if (values.help === true) {
     console.log(USAGE);
     return;
   }
+  if (command === undefined) throw new UsageError(`a command is needed\n\n${USAGE}`);
+  if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const file = path.resolve(need(values.file ?? process.env.TENANTS_FILE, 'the tenants file: --file <path> or TENANTS_FILE'));
   const data = await readTenants(file, command === 'add-account');
 
@@ -86,7 +103,7 @@ async function run(argv: string[]): Promise<void> {
       const rateLimit =
         values.max === undefined && values.window === undefined && values.algorithm === undefined
           ? undefined
-          : { max: Number(values.max ?? 600), windowSeconds: Number(values.window ?? 60), ...(values.algorithm === undefined ? {} : { algorithm: values.algorithm as 'fixed' | 'sliding' }) };
+          : { max: wholeNumber(values.max, '--max', 600), windowSeconds: wholeNumber(values.window, '--window', 60), ...(values.algorithm === undefined ? {} : { algorithm: values.algorithm as 'fixed' | 'sliding' }) };
       await writeTenants(file, addAccount(data, accountId, rateLimit));
       console.log(`added account ${accountId}`);
       return;
@@ -113,12 +130,11 @@ async function run(argv: string[]): Promise<void> {
       console.log(`moderator token: ${added.token}\n\nStore it now: it is shown only this once.`);
       return;
     }
-    default:
-      throw new EditError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 
+
 run(process.argv.slice(2)).catch((err: unknown) => {
   console.error(`tenants: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
+  process.exit(err instanceof UsageError ? 2 : 1);
 });

@@ -47,4 +47,19 @@ describe('npm run review / labels:export', () => {
       await out.remove();
     }
   });
+
+  it('answers bad arguments and an unreachable Redis with a message and exit 2, not a stack trace', async () => {
+    const refused = (script: string, args: string[], extra: Record<string, string> = {}) =>
+      run(tsx, [path.join(repoRoot, 'service/review/cli', script), ...args], { env: { ...env, ...extra }, cwd: repoRoot }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
+      );
+    const badLimit = await refused('review.ts', ['list', '--account', 'acme', '--limit', 'abc']);
+    expect(badLimit).toMatchObject({ code: 2, stderr: expect.stringMatching(/^--limit must be a whole number/) });
+    const unknown = await refused('labels-export.ts', ['--bogus']);
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Unknown option '--bogus'/) });
+    const down = await refused('labels-export.ts', [], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Cannot reach Redis at 127\.0\.0\.1:1/) });
+    for (const r of [badLimit, unknown, down]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
 });

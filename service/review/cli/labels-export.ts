@@ -1,12 +1,21 @@
 // npm run labels:export [-- --dir data/labels]: writes labels not yet exported to <dir>/<YYYY-MM-DD>.jsonl.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { repoRoot } from '../../config/env.ts';
 import { exportLabels } from '../export-labels.ts';
-import { openStore } from './shared.ts';
+import { openStore, parseCliArgs } from './shared.ts';
 
-const { values } = parseArgs({ options: { dir: { type: 'string', default: path.join(repoRoot, 'data', 'labels') } } });
-const { store, redis } = openStore();
+const USAGE = `Usage: npm run labels:export [-- --dir data/labels]
+Writes every moderator label not yet exported to <dir>/<YYYY-MM-DD of labelledAt>.jsonl (REDIS_URL names the store).`;
+
+const { values } = parseCliArgs(
+  { options: { dir: { type: 'string', default: path.join(repoRoot, 'data', 'labels') }, help: { type: 'boolean', short: 'h', default: false } } },
+  USAGE,
+);
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const { store, redis } = await openStore();
 try {
   const dir = path.resolve(values.dir);
   const result = await exportLabels(store, dir);

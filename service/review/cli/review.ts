@@ -1,9 +1,8 @@
 // npm run review -- list|show|label: the review queue from a terminal (talks to Redis via REDIS_URL).
-import { parseArgs } from 'node:util';
 import { userInfo } from 'node:os';
 import { labelSchema } from '../records.ts';
 import type { ReviewJob } from '../job-schema.ts';
-import { openStore } from './shared.ts';
+import { openStore, parseCliArgs, usageError } from './shared.ts';
 
 const USAGE = `Usage:
   npm run review -- list  --account <id> [--form <id>] [--status spam|legitimate] [--limit 20] [--offset 0] [--json]
@@ -11,7 +10,7 @@ const USAGE = `Usage:
   npm run review -- label --account <id> <submissionId> spam|legitimate [--moderator <id>]
   npm run review -- undo  --account <id> [--moderator <id>]`;
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = parseCliArgs({
   allowPositionals: true,
   options: {
     account: { type: 'string', short: 'a' },
@@ -23,7 +22,7 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
-});
+}, USAGE);
 
 function safeUser(): string {
   try {
@@ -34,8 +33,12 @@ function safeUser(): string {
 }
 
 function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
+  return usageError(message, USAGE);
+}
+
+function count(name: string, value: string): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 0 ? n : fail(`--${name} must be a whole number of 0 or more, got ${value}`);
 }
 
 /** Terminal-safe text: attacker-written fields must not drive the terminal (no escape sequences). */
@@ -57,14 +60,16 @@ if (values.help || command === undefined) {
   process.exit(command === undefined && !values.help ? 2 : 0);
 }
 const account = values.account ?? fail('--account is required: moderators see one account at a time.');
-const { store, redis } = openStore();
+const offset = count('offset', values.offset);
+const limit = count('limit', values.limit);
+const { store, redis } = await openStore();
 
 try {
   switch (command) {
     case 'list': {
       const status = values.status === undefined ? undefined : labelSchema.safeParse(values.status).data ?? fail('--status is spam or legitimate');
       const filter = { formId: values.form, status };
-      const items = await store.listPending(account, filter, Number(values.offset), Number(values.limit));
+      const items = await store.listPending(account, filter, offset, limit);
       const counts = await store.counts(account, filter);
       if (values.json) console.log(JSON.stringify({ items, counts }, null, 2));
       else {

@@ -1,15 +1,45 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { Redis } from 'ioredis';
-import { parseEnv } from '../../config/env.ts';
+import { ConfigError, parseEnv } from '../../config/env.ts';
 import { ReviewStore } from '../store.ts';
 
-/** The review store of REDIS_URL, for the terminal tools (they talk to Redis directly). */
-export function openStore(): { store: ReviewStore; redis: Redis; env: ReturnType<typeof parseEnv> } {
-  const env = parseEnv();
+/** A terminal tool's arguments; a bad one prints its message and the usage (exit 2), never a stack trace. */
+export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    return usageError((err as Error).message, usage);
+  }
+}
+
+export function usageError(message: string, usage: string): never {
+  console.error(`${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+/** The review store of REDIS_URL, for the terminal tools (they talk to Redis directly); exits 2 when it cannot be reached. */
+export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; env: ReturnType<typeof parseEnv> }> {
+  let env: ReturnType<typeof parseEnv>;
+  try {
+    env = parseEnv();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(2);
+  }
   if (env.REDIS_URL === undefined) {
     console.error('REDIS_URL is not set: the review queue lives in Redis.');
     process.exit(2);
   }
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectTimeout: 5_000, lazyConnect: false });
   redis.on('error', () => undefined);
+  try {
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    // The URL may hold a password: name the host only.
+    console.error(`Cannot reach Redis at ${new URL(env.REDIS_URL).host} (REDIS_URL): ${(err as Error).message}`);
+    process.exit(2);
+  }
   return { store: new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS }), redis, env };
 }

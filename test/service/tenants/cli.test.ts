@@ -54,4 +54,12 @@ describe('npm run tenants', () => {
     await expect(tenantsCli('add-form', 'shop', 'other', '--referrer', 'https://shop.example/')).rejects.toMatchObject({ stderr: expect.stringMatching(/allowedReferrers\[0\]/) });
     expect(await readFile(file, 'utf8')).toBe(before);
   });
+
+  it('names the flag of a bad number, and answers a missing or unknown command with exit 2, changing nothing', async () => {
+    const before = await readFile(file, 'utf8');
+    await expect(tenantsCli('add-account', 'other', '--max', 'abc')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--max must be a whole number/) });
+    await expect(tenantsCli()).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/a command is needed/) });
+    await expect(tenantsCli('remove-everything')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "remove-everything"/) });
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
 });
