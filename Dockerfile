@@ -1,4 +1,5 @@
-# formguard verify service. The model folder and the tenants file are mounted, not baked in.
+# formguard verify service. The bundled models are baked in (mount a folder on /app/models to replace them); the
+# tenants file is mounted, never baked in (.dockerignore keeps tenants/, .env and exported labels out).
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
@@ -7,6 +8,8 @@ RUN npm ci && npm cache clean --force
 COPY . .
 # What `npm start` does before it starts: bundle the TypeScript service into dist/ (esbuild, ~0.3 s).
 RUN npm run build
+# The review spool (REVIEW_SPOOL_DIR, default /app/.spool) must be writable by the user the service runs as.
+RUN mkdir -p /app/.spool && chown node:node /app/.spool
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
