@@ -10,7 +10,7 @@ import pino from 'pino';
 import type { ModeratorSource } from '../../service/review/auth.ts';
 import type { ReviewJob } from '../../service/review/job-schema.ts';
 
-export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export { REDIS_URL } from '../redis-url.ts';
 export const silent = pino({ level: 'silent' });
 
 /** A prefix of its own for each suite, so suites can run side by side and be cleaned up. */

@@ -33,6 +33,8 @@ describe('CORS for browser forms', () => {
     expect(res.statusCode).toBe(status);
     expect(res.headers['access-control-allow-origin']).toBe(headers.origin);
     expect(String(res.headers.vary)).toMatch(/Origin/);
+    // A page must be able to read how long a 429 asks it to wait.
+    expect(res.headers['access-control-expose-headers']).toBe('Retry-After');
   });
 
   it('does the same for 413 and 415 answers produced before the route runs', async () => {

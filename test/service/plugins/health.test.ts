@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Classifier } from '../../../service/classifier/types.ts';
 import { stubClassifier, testApp } from '../helpers.ts';
+import { REDIS_URL } from '../../redis-url.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe('/healthz and /readyz', () => {
   });
 
   it('readyz includes a Redis ping when Redis is configured', async () => {
-    const live = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+    const live = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     app = await testApp({ redis: live });
     expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     await app.close();

@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import type { RateRule } from '../../../service/rate-limit/types.ts';
+import { REDIS_URL } from '../../redis-url.ts';
 
 const prefix = `formguard-test:rl:${randomBytes(6).toString('hex')}`;
 let redis: Redis;
 
 beforeAll(() => {
-  redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 });
 
 afterAll(async () => {
@@ -22,7 +23,7 @@ function limiter(now: () => number, p = prefix) {
   return new RedisRateLimiter(redis, { prefix: p, fallback: new MemoryRateLimiter(), now });
 }
 
-describe('Redis rate limiter (real Redis at 127.0.0.1:6379)', () => {
+describe('Redis rate limiter (real Redis at TEST_REDIS_URL or 127.0.0.1:6379)', () => {
   it('two limiters (two instances) on one Redis share one fixed-window limit', async () => {
     const now = () => 1_700_000_002_000;
     const rule: RateRule = { max: 5, windowMs: 10_000, algorithm: 'fixed' };

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../service/tenants/key.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
-import { DEFAULT_RATE_LIMIT } from '../../../service/tenants/schema.ts';
 import { tenantsFile } from '../helpers.ts';
 
 const parse = (value: unknown) => () => parseTenants(JSON.stringify(value), 'tenants.json');
@@ -12,7 +11,7 @@ describe('tenants file', () => {
     const t = parseTenants(JSON.stringify(tenantsFile()), 'x');
     expect(t.keys.get(sha256Hex('test-key-acme-0123456789'))).toEqual({ accountId: 'acme', keyId: 'primary' });
     expect(t.forms.get('contact')?.accountId).toBe('acme');
-    expect(t.accounts.get('acme')?.rateLimit).toEqual({ max: DEFAULT_RATE_LIMIT.max, windowMs: DEFAULT_RATE_LIMIT.windowSeconds * 1000, algorithm: 'sliding' });
+    expect(t.accounts.get('acme')?.rateLimit).toEqual({ max: 600, windowMs: 60_000, algorithm: 'sliding' });
   });
 
   it('accepts the exact shape of the issue', () => {

@@ -43,6 +43,12 @@ describe('tenants store', () => {
     await writeFile(path.join(dir, 'tmp.json'), JSON.stringify(data));
     await rename(path.join(dir, 'tmp.json'), file);
     await until(() => store.current.forms.has('renamed-in'));
+
+    // The CLI replaces the file by rename every time: a second rename must be seen too (a watch on the old inode would miss it).
+    data.accounts[0]?.forms.push({ id: 'renamed-again', allowedReferrers: ['*'] });
+    await writeFile(path.join(dir, 'tmp.json'), JSON.stringify(data));
+    await rename(path.join(dir, 'tmp.json'), file);
+    await until(() => store.current.forms.has('renamed-again'));
     store.close();
   });
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import { ORIGIN, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
+import { REDIS_URL } from '../../redis-url.ts';
 
 const prefix = `formguard-test:app:${randomBytes(6).toString('hex')}`;
 let redis: Redis;
@@ -12,7 +13,7 @@ let a: FastifyInstance;
 let b: FastifyInstance;
 
 beforeAll(async () => {
-  redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const shared = tenants(tenantsFile({ rateLimit: { max: 4, windowSeconds: 3600, algorithm: 'sliding' } }));
   const keyFailureRule = { max: 2, windowMs: 3_600_000, algorithm: 'fixed' as const };
   // Two instances: own app, own Redis limiter, one Redis.
@@ -30,7 +31,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-describe('two app instances on one Redis (real Redis at 127.0.0.1:6379)', () => {
+describe('two app instances on one Redis (real Redis at TEST_REDIS_URL or 127.0.0.1:6379)', () => {
   it('share one account rate limit', async () => {
     const codes = [];
     for (let i = 0; i < 6; i++) {
