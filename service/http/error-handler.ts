@@ -7,11 +7,14 @@ import { describeInvalid } from './describe-invalid.ts';
 // Fastify's own messages for these are fixed texts (no request data), so they may reach the caller.
 const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR_CTP_INVALID_TYPE', 'FST_ERR_BAD_URL', 'FST_ERR_ASYNC_CONSTRAINT']);
 
-function note(request: FastifyRequest, reply: FastifyReply, outcome: OutcomeLabel, submissionId?: string): void {
+/** Notes the outcome for the log line and returns the processing time it logs, for a body that reports it too. */
+function note(request: FastifyRequest, reply: FastifyReply, outcome: OutcomeLabel, submissionId?: string): number {
   if (request.audit === null) request.audit = { outcome };
   else request.audit.outcome = outcome;
-  request.audit.processingTime = ms(reply.elapsedTime);
+  const processingTime = ms(reply.elapsedTime);
+  request.audit.processingTime = processingTime;
   if (submissionId !== undefined) request.audit.submissionId = submissionId;
+  return processingTime;
 }
 
 /**
@@ -45,8 +48,8 @@ export function createErrorHandler(bodyLimit: number) {
       return reply.code(status).send(plainErrorBody(PASS_THROUGH_4XX.has(error.code) ? error.message : 'Bad request'));
     }
     const submissionId = randomUUID();
-    note(request, reply, 'error', submissionId);
+    const processingTime = note(request, reply, 'error', submissionId);
     request.log.error({ err: error, submissionId }, 'request failed; the submission was not processed');
-    return reply.code(500).send(internalErrorBody(submissionId, reply.elapsedTime));
+    return reply.code(500).send(internalErrorBody(submissionId, processingTime));
   };
 }

@@ -50,6 +50,8 @@ describe('one structured log line per verify request', () => {
     expect(failed?.reqId).toMatch(/^req-/);
     expect(verify?.reqId).toBe(failed?.reqId);
     expect(verify?.submissionId).toBe(failed?.submissionId);
+    // The 500 body and the log line report one processing time.
+    expect(verify?.processingTime).toBe(res.json().processingTime);
   });
 
   it('logs refused requests too, with their outcome', async () => {
