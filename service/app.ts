@@ -6,6 +6,7 @@ import type { Classifier } from './classifier/types.ts';
 import { plainErrorBody } from './http/bodies.ts';
 import { createErrorHandler } from './http/error-handler.ts';
 import docs from './plugins/docs.ts';
+import drain from './plugins/drain.ts';
 import health from './plugins/health.ts';
 import metrics from './plugins/metrics.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
@@ -50,6 +51,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     // Strict types: "apiKey": 123 is a 400, not the key "123".
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
+    // The drain plugin answers requests that arrive while the server closes.
+    return503OnClosing: false,
   });
 
   const model = new ModelSlot(deps.classifier);
@@ -63,6 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(createErrorHandler(bodyLimit));
   app.setNotFoundHandler((request, reply) => reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)));
 
+  await app.register(drain);
   await app.register(metrics, { registry: deps.metricsRegistry, collectDefault: deps.collectDefaultMetrics ?? false });
   await app.register(docs);
   await app.register(health, { model, redis: deps.redis });

@@ -49,6 +49,6 @@ export function answer(reply: FastifyReply, outcome: VerifyOutcome, audit: Audit
     case 'not-ready':
       audit.outcome = 'not-ready';
       audit.submissionId = outcome.submissionId;
-      return reply.code(503).header('retry-after', '5').send(internalErrorBody(outcome.submissionId, elapsed, 'Service unavailable'));
+      return reply.code(503).header('retry-after', '5').send(internalErrorBody(outcome.submissionId, elapsed));
   }
 }

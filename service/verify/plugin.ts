@@ -33,7 +33,7 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
         const processingTime = ms(reply.elapsedTime);
         request.audit = { outcome: 'overloaded', submissionId, processingTime };
         reply.code(503).header('retry-after', '5');
-        return internalErrorBody(submissionId, processingTime, 'Service unavailable');
+        return internalErrorBody(submissionId, processingTime);
       }) as unknown as () => void,
     });
   }

@@ -46,7 +46,7 @@ export const rateLimitedBodySchema = z.object({
 });
 
 export const internalErrorBodySchema = z.object({
-  error: z.string().describe('"Internal server error" (500) or "Service unavailable" (503)'),
+  error: z.literal('Internal server error').describe('The spec\'s text, on 500 and 503 alike'),
   status: z.literal('error'),
   confidence: z.literal(0),
   submissionId: z.string().uuid().describe('Store it for support; the service logs it with the error'),

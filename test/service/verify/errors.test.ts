@@ -178,7 +178,7 @@ describe('more answers, all JSON', () => {
     app = await testApp({ classifier: new Promise((r) => (resolve = r)) });
     const res = await post(verifyBody());
     expect(res.statusCode).toBe(503);
-    expect(res.json()).toMatchObject({ error: 'Service unavailable', status: 'error', confidence: 0 });
+    expect(res.json()).toMatchObject({ error: 'Internal server error', status: 'error', confidence: 0 });
     expect(res.json().submissionId).toMatch(UUID_V4);
     expect(res.headers['retry-after']).toBeDefined();
     resolve(stubClassifier());
