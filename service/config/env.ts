@@ -17,7 +17,8 @@ export const envSchema = z.object({
   MODEL_VERSION: optionalString,
   LOG_LEVEL: unsetIfEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   BODY_LIMIT: number(64 * 1024).pipe(z.number().int().min(1024).max(16 * 1024 * 1024)),
-  TRUST_PROXY: z.preprocess((v) => v === 'true' || v === '1', z.boolean()).default(false),
+  // Strict: "yes" must not quietly mean false behind a proxy.
+  TRUST_PROXY: unsetIfEmpty(z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1'),
   // Verify service: rate limits, key guessing, overload.
   RATE_LIMIT_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard:rl')),
   KEY_FAILURE_MAX: number(20).pipe(z.number().int().min(1)),

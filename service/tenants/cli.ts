@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { addAccount, addForm, addModerator, EditError, issueKey, revokeKey } from './edit.ts';
@@ -34,6 +34,8 @@ async function readTenants(file: string, create: boolean): Promise<TenantsFile> 
 async function writeTenants(file: string, data: TenantsFile): Promise<void> {
   const text = `${JSON.stringify(data, null, 2)}\n`;
   parseTenants(text, file);
+  // add-account may create the file, and then its folder: `tenants/` is not in a fresh clone.
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
   await writeFile(tmp, text, { mode: 0o600 });
   await rename(tmp, file);

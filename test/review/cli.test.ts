@@ -34,7 +34,12 @@ describe('npm run review / labels:export', () => {
     const show = await cli('review.ts', ['show', '--account', 'acme', job.submissionId]);
     expect(show.stdout).toMatch(/label\s+pending/);
     expect(show.stdout).not.toContain('\u001b');
-    await expect(cli('review.ts', ['label', '--account', 'acme', other.submissionId, 'spam'])).rejects.toThrow(/No submission/);
+    // Another account's item is not found (exit 1, one line), not a usage mistake (exit 2 with the usage text).
+    await expect(cli('review.ts', ['label', '--account', 'acme', other.submissionId, 'spam'])).rejects.toMatchObject({
+      code: 1,
+      stderr: `review: no submission ${other.submissionId} in review for account acme\n`,
+    });
+    await expect(cli('review.ts', ['show', '--account', 'acme', other.submissionId])).rejects.toMatchObject({ code: 1 });
     await cli('review.ts', ['label', '--account', 'acme', job.submissionId, 'legitimate', '--moderator', 'terminal-tom']);
     expect(await store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'terminal-tom' });
 

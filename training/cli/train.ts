@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
-import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS } from '../pipeline.ts';
+import { DataError } from '../data/loaders.ts';
+import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions, type TrainingResult } from '../pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
@@ -46,7 +47,7 @@ const bar = tty ? new SingleBar({ format: '{phase} [{bar}] {percentage}% | {valu
 let barPhase = '';
 
 const nbMix = num('nb-mix', 0, 1);
-const result = await runTraining({
+const options: TrainingOptions = {
   dataDir: path.resolve(values.data),
   outDir: path.resolve(values.out),
   seed: num('seed', 0, 2 ** 31, true),
@@ -70,7 +71,17 @@ const result = await runTraining({
     }
     bar.update(done, { phase });
   },
-});
+};
+let result: TrainingResult;
+try {
+  result = await runTraining(options);
+} catch (e) {
+  bar?.stop();
+  // Caught here: uncaught, it reaches the WASM backend's own handler, which prints the whole minified backend.
+  if (!(e instanceof DataError)) throw e;
+  console.error(`train: ${e.message}`);
+  process.exit(2);
+}
 bar?.stop();
 const t = result.manifest.metrics.test;
 const b = result.manifest.baseline.test;

@@ -66,6 +66,7 @@ export function loadJsonl(file: string, source: string): LabelledRecord[] {
 
 /** Any labelled file by its extension; used by `npm run evaluate`. */
 export function loadLabelledFile(file: string, source?: string): LabelledRecord[] {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new DataError(`data file not found: ${file}`);
   const ext = path.extname(file).toLowerCase();
   const name = source ?? path.basename(file, ext);
   if (ext === '.csv') return loadYoutubeCsv(file, name);

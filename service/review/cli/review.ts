@@ -81,7 +81,7 @@ try {
     case 'show': {
       const id = args[0] ?? fail('show needs a submissionId');
       const entry = await store.get(account, id);
-      if (entry === undefined) fail(`No submission ${id} in review for account ${account}.`);
+      if (entry === undefined) throw new Error(`no submission ${id} in review for account ${account}`);
       if (values.json) console.log(JSON.stringify(entry, null, 2));
       else {
         const { item, label } = entry;
@@ -104,7 +104,7 @@ try {
       const id = args[0] ?? fail('label needs a submissionId');
       const label = labelSchema.safeParse(args[1]).data ?? fail('label needs spam or legitimate');
       const record = await store.label(account, id, label, values.moderator);
-      if (record === undefined) fail(`No submission ${id} in review for account ${account}.`);
+      if (record === undefined) throw new Error(`no submission ${id} in review for account ${account}`);
       console.log(`Labelled ${id} ${label} (model said ${record.modelStatus}) as ${values.moderator}.`);
       break;
     }

@@ -12,4 +12,13 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ LOG_LEVEL: 'loud' })).toThrow(ConfigError);
     expect(() => parseEnv({ PORT: '70000' })).toThrow(/PORT/);
   });
+
+  it('reads TRUST_PROXY strictly: true/1 and false/0, anything else is an error rather than a quiet false', () => {
+    expect(parseEnv({}).TRUST_PROXY).toBe(false);
+    expect(parseEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(parseEnv({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(true);
+    expect(parseEnv({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(false);
+    expect(() => parseEnv({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
+    expect(() => parseEnv({ TRUST_PROXY: 'TRUE' })).toThrow(/TRUST_PROXY/);
+  });
 });

@@ -49,6 +49,12 @@ describe('npm run tenants', () => {
     expect(await verifyWith(key)).toBe(401);
   });
 
+  it('add-account creates the file and its missing folder, as in a fresh clone without tenants/', async () => {
+    const nested = path.join(dir, 'fresh', 'tenants', 'tenants.json');
+    await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/tenants/cli.ts'), 'add-account', 'acme', '--file', nested], { cwd: repoRoot });
+    expect(JSON.parse((await loadTenantsFile(nested)).text).accounts.map((a: { id: string }) => a.id)).toEqual(['acme']);
+  });
+
   it('refuses a bad referrer entry without touching the file', async () => {
     const before = await readFile(file, 'utf8');
     await expect(tenantsCli('add-form', 'shop', 'other', '--referrer', 'https://shop.example/')).rejects.toMatchObject({ stderr: expect.stringMatching(/allowedReferrers\[0\]/) });

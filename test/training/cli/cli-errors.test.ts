@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../../service/config/env.ts';
+
+const run = promisify(execFile);
+
+async function cli(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], { cwd: repoRoot });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+const bundledModel = path.join('models', readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '');
+const missing = path.join(repoRoot, 'test/fixtures/training/does-not-exist');
+
+describe('training CLIs on a missing path', () => {
+  it('npm run train names the missing data folder in one line and exits 2', async () => {
+    const r = await cli('training/cli/train.ts', ['--data', missing, '--out', path.join(missing, 'models')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`train: data folder not found: ${missing}`);
+    // Uncaught, the error went through the WASM backend's handler, which printed its whole minified source.
+    expect(r.stdout.length + r.stderr.length).toBeLessThan(500);
+  }, 60_000);
+
+  it('npm run evaluate names the missing data file in one line and exits 2', async () => {
+    const r = await cli('training/cli/evaluate.ts', ['--model', bundledModel, '--data', `${missing}.jsonl`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`evaluate: data file not found: ${missing}.jsonl`);
+  }, 60_000);
+});
