@@ -77,10 +77,13 @@ try {
   result = await runTraining(options);
 } catch (e) {
   bar?.stop();
-  // Caught here: uncaught, it reaches the WASM backend's own handler, which prints the whole minified backend.
-  if (!(e instanceof DataError)) throw e;
-  console.error(`train: ${e.message}`);
-  process.exit(2);
+  // Caught here: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.
+  if (e instanceof DataError) {
+    console.error(`train: ${e.message}`);
+    process.exit(2);
+  }
+  console.error(e);
+  process.exit(1);
 }
 bar?.stop();
 const t = result.manifest.metrics.test;
