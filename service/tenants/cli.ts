@@ -58,7 +58,13 @@ class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const COMMANDS = new Set(['list', 'add-account', 'add-form', 'issue-key', 'revoke-key', 'add-moderator']);
+const COMMANDS = ['list', 'add-account', 'add-form', 'issue-key', 'revoke-key', 'add-moderator'] as const;
+type Command = (typeof COMMANDS)[number];
+
+// Known before the file is read: `tenants bogus` is a usage error, not a question about --file.
+function isCommand(command: string): command is Command {
+  return (COMMANDS as readonly string[]).includes(command);
+}
 
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -92,7 +98,7 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   if (command === undefined) throw new UsageError(`a command is needed\n\n${USAGE}`);
-  if (!COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   const file = path.resolve(need(values.file ?? process.env.TENANTS_FILE, 'the tenants file: --file <path> or TENANTS_FILE'));
   const data = await readTenants(file, command === 'add-account');
 
@@ -132,9 +138,13 @@ async function run(argv: string[]): Promise<void> {
       console.log(`moderator token: ${added.token}\n\nStore it now: it is shown only this once.`);
       return;
     }
+    default: {
+      // The compiler checks that the switch handles every entry of COMMANDS, and nothing else.
+      const unhandled: never = command;
+      throw new UsageError(`unknown command "${String(unhandled)}"`);
+    }
   }
 }
-
 
 run(process.argv.slice(2)).catch((err: unknown) => {
   console.error(`tenants: ${err instanceof Error ? err.message : String(err)}`);
