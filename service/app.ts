@@ -51,7 +51,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     // Strict types: "apiKey": 123 is a 400, not the key "123".
     ajv: { customOptions: { coerceTypes: false, allErrors: false } },
-    // The drain plugin answers requests that arrive while the server closes.
+    // Requests that arrive while the server closes get the service's own answers (Fastify's is a bare 503 in
+    // none of the spec's shapes); the drain plugin closes their connections.
     return503OnClosing: false,
   });
 

@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin';
 
 /**
- * Graceful shutdown without lost or malformed answers: requests already in flight, or arriving on an open
- * connection while the server drains, are answered as usual (Fastify's own drain answer is a bare 503 in
- * none of the spec's shapes), and each of those answers closes its connection so keep-alive clients let go.
+ * Graceful shutdown: every answer sent while the server drains (to requests in flight when it began, or, with
+ * `return503OnClosing: false` in app.ts, arriving on a connection still open) closes its connection, so
+ * keep-alive clients let go and close() does not wait out the keep-alive timeout.
  */
 export default fp(
   async (app) => {
