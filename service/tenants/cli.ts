@@ -53,7 +53,7 @@ function list(data: TenantsFile): string {
   return lines.length > 0 ? lines.join('\n') : '(no accounts)';
 }
 
-/** A command line that cannot be run: exit 2, as other tools do. */
+/** A command line that cannot be run (unknown command or flag, missing argument, bad value): exit 2, as the review tools do. */
 class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -69,29 +69,44 @@ function isCommand(command: string): command is Command {
 function wholeNumber(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new EditError(`${flag} must be a whole number of 1 or more, got "${value}"`);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a whole number of 1 or more, got "${value}"`);
   return n;
 }
 
+// Checked as a flag: left to the file's schema, the error would name the file and a JSON path the user never typed.
+function algorithm(value: string | undefined): { algorithm?: 'fixed' | 'sliding' } {
+  if (value === undefined) return {};
+  if (value !== 'fixed' && value !== 'sliding') throw new UsageError(`--algorithm must be fixed or sliding, got "${value}"`);
+  return { algorithm: value };
+}
+
 function need(value: string | undefined, what: string): string {
-  if (value === undefined || value === '') throw new EditError(`missing ${what}\n\n${USAGE}`);
+  if (value === undefined || value === '') throw new UsageError(`missing ${what}\n\n${USAGE}`);
   return value;
 }
 
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        file: { type: 'string' },
+        max: { type: 'string' },
+        window: { type: 'string' },
+        algorithm: { type: 'string' },
+        referrer: { type: 'string', multiple: true },
+        id: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\n\n${USAGE}`);
+  }
+}
+
 async function run(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      file: { type: 'string' },
-      max: { type: 'string' },
-      window: { type: 'string' },
-      algorithm: { type: 'string' },
-      referrer: { type: 'string', multiple: true },
-      id: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCommandLine(argv);
   const [command, ...args] = positionals;
   if (values.help === true) {
     console.log(USAGE);
@@ -111,7 +126,7 @@ async function run(argv: string[]): Promise<void> {
       const rateLimit =
         values.max === undefined && values.window === undefined && values.algorithm === undefined
           ? undefined
-          : { max: wholeNumber(values.max, '--max', 600), windowSeconds: wholeNumber(values.window, '--window', 60), ...(values.algorithm === undefined ? {} : { algorithm: values.algorithm as 'fixed' | 'sliding' }) };
+          : { max: wholeNumber(values.max, '--max', 600), windowSeconds: wholeNumber(values.window, '--window', 60), ...algorithm(values.algorithm) };
       await writeTenants(file, addAccount(data, accountId, rateLimit));
       console.log(`added account ${accountId}`);
       return;

@@ -61,11 +61,18 @@ describe('npm run tenants', () => {
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
-  it('names the flag of a bad number, and answers a missing or unknown command with exit 2, changing nothing', async () => {
+  it('answers a malformed command line with exit 2 naming what is wrong, changing nothing', async () => {
     const before = await readFile(file, 'utf8');
-    await expect(tenantsCli('add-account', 'other', '--max', 'abc')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--max must be a whole number/) });
+    await expect(tenantsCli('add-account', 'other', '--max', 'abc')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--max must be a whole number/) });
+    await expect(tenantsCli('add-account', 'other', '--algorithm', 'leaky')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--algorithm must be fixed or sliding, got "leaky"/) });
+    await expect(tenantsCli('add-account', 'other', '--maks', '5')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/Unknown option '--maks'[\s\S]*Usage:/) });
+    await expect(tenantsCli('add-form', 'shop')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/missing <formId>/) });
     await expect(tenantsCli()).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/a command is needed/) });
     await expect(tenantsCli('remove-everything')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "remove-everything"/) });
     expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('answers what cannot be done to the file with exit 1', async () => {
+    await expect(tenantsCli('add-form', 'nobody', 'x')).rejects.toMatchObject({ code: 1 });
   });
 });
