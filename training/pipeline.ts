@@ -89,7 +89,8 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
 
   const created = opts.now ?? new Date();
   const version = created.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  const labelRecords = records.filter((r) => r.source === 'labels');
+  // Counted after the split: a label whose text a newer label repeats never reaches training.
+  const labelRecords = [...split.train, ...split.validation, ...split.test].filter((r) => r.source === 'labels');
   const manifest: Manifest = {
     version,
     created: created.toISOString(),
@@ -110,6 +111,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       conflictingLabels: split.conflicts,
       labels: {
         records: labelRecords.length,
+        loaded: records.filter((r) => r.source === 'labels').length,
         contradicting: labelRecords.filter((r) => r.weight === LABEL_WEIGHTS.contradicts).length,
         weights: { ...LABEL_WEIGHTS },
       },

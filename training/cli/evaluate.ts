@@ -2,7 +2,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadClassifier } from '../../service/classifier/load.ts';
 import { ModelLoadError } from '../../service/classifier/errors.ts';
-import { DataError, loadLabelledFile } from '../data/loaders.ts';
+import { DataError, latestLabels, loadLabelledFile } from '../data/loaders.ts';
 import { evaluate } from '../model/metrics.ts';
 
 const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...]
@@ -20,9 +20,9 @@ if (values.help || !values.model || !values.data?.length) {
 try {
   const dir = path.resolve(values.model);
   const classifier = await loadClassifier({ modelsDir: path.dirname(dir), version: path.basename(dir) });
-  const scored = values.data.flatMap((file) =>
-    loadLabelledFile(path.resolve(file)).map((r) => ({ source: r.source, label: (r.label === 'spam' ? 1 : 0) as 0 | 1, p: classifier.spamProbability(r.fields) })),
-  );
+  // An exported labels file holds a line per relabel: score each submission once, by its newest label, as training does.
+  const records = latestLabels(values.data.flatMap((file) => loadLabelledFile(path.resolve(file))));
+  const scored = records.map((r) => ({ source: r.source, label: (r.label === 'spam' ? 1 : 0) as 0 | 1, p: classifier.spamProbability(r.fields) }));
   const result = evaluate(scored, classifier.manifest.threshold);
   if (values.json) {
     console.log(JSON.stringify({ model: classifier.modelVersion, threshold: classifier.manifest.threshold, ...result }, null, 2));

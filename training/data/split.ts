@@ -7,7 +7,7 @@ export interface Split {
   readonly test: LabelledRecord[];
   /** Records dropped as repeats of a text already kept (same normalized text). */
   readonly duplicates: number;
-  /** Texts that occur with both labels; kept once with the label of their first occurrence. */
+  /** Texts that occur with both labels; kept once, with the moderators' newest label if they labelled it, else the first. */
   readonly conflicts: number;
 }
 
@@ -45,13 +45,14 @@ export function splitRecords(records: readonly LabelledRecord[], opts: SplitOpti
   let conflicts = 0;
   for (const r of records) {
     const key = normalizedText(r.fields);
-    const first = seen.get(key);
-    if (!first) {
+    const kept = seen.get(key);
+    if (!kept) {
       seen.set(key, r);
       continue;
     }
     duplicates++;
-    if (first.label !== r.label) conflicts++;
+    if (kept.label !== r.label) conflicts++;
+    if (overrides(r, kept)) seen.set(key, r);
   }
   const strata = new Map<string, [string, LabelledRecord][]>();
   for (const [text, r] of seen) {
@@ -76,6 +77,15 @@ export function splitRecords(records: readonly LabelledRecord[], opts: SplitOpti
     train.push(...list.slice(nTest + nVal));
   }
   return { train, validation, test, duplicates, conflicts };
+}
+
+/**
+ * A moderator's label is the newest word on a text: it replaces a public or hand-written record of the same text, and
+ * a later label replaces an earlier one (two submissions can carry one text). Otherwise the first occurrence stays.
+ */
+function overrides(r: LabelledRecord, kept: LabelledRecord): boolean {
+  if (r.labelledAt === undefined) return false;
+  return kept.labelledAt === undefined || Date.parse(r.labelledAt) >= Date.parse(kept.labelledAt);
 }
 
 function hashKey(s: string): number {

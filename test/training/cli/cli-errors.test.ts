@@ -35,3 +35,15 @@ describe('training CLIs on a missing path', () => {
     expect(r.stderr.trim()).toBe(`evaluate: data file not found: ${missing}.jsonl`);
   }, 60_000);
 });
+
+describe('npm run evaluate on an exported labels file', () => {
+  it('scores each submission once, by its newest label, as training reads it', async () => {
+    // Two lines for one submission (labelled spam, then relabelled legitimate) and one other spam label.
+    const file = path.join(repoRoot, 'test/fixtures/training/labels/relabelled.jsonl');
+    const r = await cli('training/cli/evaluate.ts', ['--model', bundledModel, '--data', file, '--json']);
+    expect(r.code).toBe(0);
+    const overall = (JSON.parse(r.stdout) as { overall: { n: number; spam: number } }).overall;
+    expect(overall).toMatchObject({ n: 2, spam: 1 });
+  }, 60_000);
+});
+
