@@ -11,15 +11,35 @@ export function capFields(fields: Record<string, unknown>, maxBytes: number): { 
       out[safeName] = cut;
       continue;
     }
-    const json = JSON.stringify(value) ?? 'null';
+    const bounded = withinNesting(value, MAX_NESTING);
+    if (bounded.cut) truncated = true;
+    const json = JSON.stringify(bounded.value) ?? 'null';
     if (Buffer.byteLength(json) <= maxBytes) {
-      out[safeName] = value;
+      out[safeName] = bounded.value;
     } else {
       out[safeName] = cutUtf8(json, maxBytes);
       truncated = true;
     }
   }
   return { fields: out, truncated };
+}
+
+// A value nested deeper is kept as this marker: JSON.stringify recurses and overflows the stack on a 30,000-deep array,
+// which lost the item (the body limit allows that much nesting).
+const MAX_NESTING = 32;
+const TOO_DEEP = '[nested too deep: not kept]';
+
+function withinNesting(value: unknown, levels: number): { value: unknown; cut: boolean } {
+  if (value === null || typeof value !== 'object') return { value, cut: false };
+  if (levels === 0) return { value: TOO_DEEP, cut: true };
+  let cut = false;
+  const inner = (v: unknown) => {
+    const r = withinNesting(v, levels - 1);
+    cut ||= r.cut;
+    return r.value;
+  };
+  const copy = Array.isArray(value) ? value.map(inner) : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inner(v)]));
+  return { value: cut ? copy : value, cut };
 }
 
 const encoder = new TextEncoder();

@@ -85,6 +85,15 @@ describe('policy, field caps and metrics', () => {
     expect(capFields({ a: 'short', n: { x: 1 } }, 10)).toEqual({ fields: { a: 'short', n: { x: 1 } }, truncated: false });
   });
 
+  it('keeps a field nested 30,000 levels deep as a cut value instead of losing the item', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 30_000; i++) deep = [deep];
+    const { fields, truncated } = capFields({ message: 'buy now', zz: deep }, 4096);
+    expect(truncated).toBe(true);
+    expect(fields.message).toBe('buy now');
+    expect(JSON.stringify(fields)).toContain('[nested too deep: not kept]');
+  });
+
   it('registers its counters once per registry', () => {
     const registry = new Registry();
     const a = reviewMetrics(registry);
