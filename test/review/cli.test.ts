@@ -29,6 +29,8 @@ describe('npm run review / labels:export', () => {
     await store.ingest(other);
     const list = await cli('review.ts', ['list', '--account', 'acme']);
     expect(list.stdout).toContain(job.submissionId);
+    // Which database and prefix were read: an empty list from the wrong one must not pass for an empty queue.
+    expect(list.stdout).toMatch(new RegExp(`db \\d+, prefix "${prefix}"`));
     expect(list.stdout).not.toContain(other.submissionId);
     expect(list.stdout).not.toContain('\u001b');
     const show = await cli('review.ts', ['show', '--account', 'acme', job.submissionId]);
@@ -46,7 +48,7 @@ describe('npm run review / labels:export', () => {
     const out = await tempDir('cli-labels');
     try {
       expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(/Exported 1 label/);
-      expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(/No new labels/);
+      expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(new RegExp(`No new labels in Redis 127\\.0\\.0\\.1:\\d+ db \\d+, prefix "${prefix}"`));
       expect((await readdir(out.dir)).length).toBe(1);
     } finally {
       await out.remove();
@@ -64,7 +66,7 @@ describe('npm run review / labels:export', () => {
     const unknown = await refused('labels-export.ts', ['--bogus']);
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Unknown option '--bogus'/) });
     const down = await refused('labels-export.ts', [], { REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Cannot reach Redis at 127\.0\.0\.1:1/) });
+    expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Cannot reach Redis at 127\.0\.0\.1:1 \(REDIS_URL\): connect ECONNREFUSED/) });
     for (const r of [badLimit, unknown, down]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

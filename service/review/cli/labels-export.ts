@@ -15,11 +15,11 @@ if (values.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const { store, redis } = await openStore();
+const { store, redis, where } = await openStore();
 try {
   const dir = path.resolve(values.dir);
   const result = await exportLabels(store, dir);
-  console.log(result.written === 0 ? `No new labels (${dir}).` : `Exported ${result.written} label(s) to ${result.files.map((f) => path.join(dir, f)).join(', ')}`);
+  console.log(result.written === 0 ? `No new labels in ${where} (${dir}).` : `Exported ${result.written} label(s) from ${where} to ${result.files.map((f) => path.join(dir, f)).join(', ')}`);
 } catch (err) {
   console.error(`labels:export failed: ${(err as Error).message}`);
   process.exitCode = 1;

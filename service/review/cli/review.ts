@@ -62,7 +62,7 @@ if (values.help || command === undefined) {
 const account = values.account ?? fail('--account is required: moderators see one account at a time.');
 const offset = count('offset', values.offset);
 const limit = count('limit', values.limit);
-const { store, redis } = await openStore();
+const { store, redis, where } = await openStore();
 
 try {
   switch (command) {
@@ -73,7 +73,7 @@ try {
       const counts = await store.counts(account, filter);
       if (values.json) console.log(JSON.stringify({ items, counts }, null, 2));
       else {
-        console.log(`${counts.pending} pending, ${counts.labelled} labelled (account ${account}), oldest first:`);
+        console.log(`${counts.pending} pending, ${counts.labelled} labelled (account ${account}; ${where}), oldest first:`);
         for (const item of items) console.log(oneLine(item));
       }
       break;

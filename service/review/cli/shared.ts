@@ -17,8 +17,12 @@ export function usageError(message: string, usage: string): never {
   process.exit(2);
 }
 
-/** The review store of REDIS_URL, for the terminal tools (they talk to Redis directly); exits 2 when it cannot be reached. */
-export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; env: ReturnType<typeof parseEnv> }> {
+/**
+ * The review store of REDIS_URL, for the terminal tools (they talk to Redis directly); exits 2 when it cannot be
+ * reached. `where` names the database and key prefix (never the password): an empty answer from the wrong one
+ * must not read as "nothing to do".
+ */
+export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; env: ReturnType<typeof parseEnv>; where: string }> {
   let env: ReturnType<typeof parseEnv>;
   try {
     env = parseEnv();
@@ -32,14 +36,18 @@ export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; e
     process.exit(2);
   }
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectTimeout: 5_000, lazyConnect: false });
-  redis.on('error', () => undefined);
+  // The ping's own error only says the retries ran out; the connection's last error says why (ECONNREFUSED, auth, ...).
+  let cause: Error | undefined;
+  redis.on('error', (err: Error) => (cause = err));
+  const url = new URL(env.REDIS_URL);
   try {
     await redis.ping();
   } catch (err) {
     redis.disconnect();
     // The URL may hold a password: name the host only.
-    console.error(`Cannot reach Redis at ${new URL(env.REDIS_URL).host} (REDIS_URL): ${(err as Error).message}`);
+    console.error(`Cannot reach Redis at ${url.host} (REDIS_URL): ${(cause ?? (err as Error)).message}`);
     process.exit(2);
   }
-  return { store: new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS }), redis, env };
+  const where = `Redis ${url.host} db ${redis.options.db ?? 0}, prefix "${env.BULLMQ_PREFIX}"`;
+  return { store: new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS }), redis, env, where };
 }
