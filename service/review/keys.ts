@@ -38,6 +38,11 @@ export class AccountKeys {
     return `${this.base}:label:${submissionId}`;
   }
 
+  /** The labels this item's relabels replaced, newest first, so an undo can put the one before back. */
+  labelHistory(submissionId: string): string {
+    return `${this.base}:label-history:${submissionId}`;
+  }
+
   /** Pending items by receivedAt (ms): all, by form, by model verdict, by both. */
   pending(filter: { formId?: string | undefined; status?: Label | undefined } = {}): string {
     let key = `${this.base}:pending`;
@@ -66,7 +71,7 @@ export class AccountKeys {
     return `${this.base}:forms`;
   }
 
-  /** A moderator's recent labels, newest first, for undo. */
+  /** A moderator's recent labels (`<submissionId> <labelledAt>`, one per label), newest first, for undo. */
   undo(moderatorId: string): string {
     return `${this.base}:undo:${encodeURIComponent(moderatorId)}`;
   }

@@ -13,31 +13,59 @@ for i = 2, 5 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[4]) end
 redis.call('SADD', KEYS[6], ARGV[5])
 return 1`;
 
-// Stores a label (a relabel replaces it), moves the item from pending to labelled, remembers it for undo.
+// Stores a label (a relabel replaces it, keeping the replaced one for undo), moves the item from pending to
+// labelled, and remembers this label (not just the item) for undo, so each of a moderator's labels is undone in turn.
 const LABEL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local previous = redis.call('GET', KEYS[2])
+if previous then
+  local at = redis.call('ZSCORE', KEYS[7], ARGV[4]) or ARGV[2]
+  local unexported = redis.call('ZSCORE', KEYS[8], ARGV[4]) ~= false
+  redis.call('LPUSH', KEYS[10], cjson.encode({ label = previous, at = at, unexported = unexported }))
+  redis.call('LTRIM', KEYS[10], 0, 99)
+  redis.call('PEXPIREAT', KEYS[10], ARGV[3])
+else
+  redis.call('DEL', KEYS[10])
+end
 redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[3])
 for i = 3, 6 do redis.call('ZREM', KEYS[i], ARGV[4]) end
 redis.call('ZADD', KEYS[7], ARGV[2], ARGV[4])
 redis.call('ZADD', KEYS[8], ARGV[2], ARGV[4])
-redis.call('LREM', KEYS[9], 0, ARGV[4])
-redis.call('LPUSH', KEYS[9], ARGV[4])
+redis.call('LPUSH', KEYS[9], ARGV[6])
 redis.call('LTRIM', KEYS[9], 0, 99)
 redis.call('PEXPIRE', KEYS[9], ARGV[5])
 return 1`;
 
-// Takes back this moderator's newest label (if nobody relabelled it since) and puts the item back in pending.
+// Takes back this moderator's newest label, only while it is still the item's label: the label it replaced comes
+// back (with its moderator, time and export state), or, for a first label, the item goes back to pending.
+// Returns {1} back to pending, {2} earlier label restored, {-1, moderator} relabelled since by that moderator,
+// {0} raced with another label of this moderator, {-2} item expired, {-3} label already gone.
 const UNDO = `
-if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return 0 end
+if redis.call('LINDEX', KEYS[1], 0) ~= ARGV[1] then return {0} end
 redis.call('LPOP', KEYS[1])
+if redis.call('EXISTS', KEYS[9]) == 0 then
+  redis.call('DEL', KEYS[2], KEYS[10])
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  redis.call('ZREM', KEYS[4], ARGV[2])
+  return {-2}
+end
 local current = redis.call('GET', KEYS[2])
-if current and cjson.decode(current).moderatorId ~= ARGV[3] then return -1 end
+if not current then return {-3} end
+local label = cjson.decode(current)
+if label.moderatorId ~= ARGV[4] or (ARGV[5] ~= '' and label.labelledAt ~= ARGV[5]) then return {-1, label.moderatorId} end
+local previous = redis.call('LPOP', KEYS[10])
+if previous then
+  local p = cjson.decode(previous)
+  redis.call('SET', KEYS[2], p.label, 'PXAT', ARGV[6])
+  redis.call('ZADD', KEYS[3], p.at, ARGV[2])
+  if p.unexported then redis.call('ZADD', KEYS[4], p.at, ARGV[2]) else redis.call('ZREM', KEYS[4], ARGV[2]) end
+  return {2}
+end
 redis.call('DEL', KEYS[2])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
-if redis.call('EXISTS', KEYS[9]) == 0 then return -2 end
-for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
-return 1`;
+redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZREM', KEYS[4], ARGV[2])
+for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
+return {1}`;
 
 // Forgets exported labels, unless relabelled meanwhile (then the score, labelledAt, changed).
 const ACK = `
@@ -52,7 +80,21 @@ end
 return n`;
 
 export type IngestResult = 'stored' | 'duplicate' | 'expired';
-export type UndoResult = { readonly kind: 'undone'; readonly submissionId: string } | { readonly kind: 'nothing' };
+export type UndoResult =
+  | { readonly kind: 'undone'; readonly submissionId: string }
+  /** Refused: the moderator's newest label was relabelled since (by `by`); it is dropped, the next undo goes further back. */
+  | { readonly kind: 'relabelled'; readonly submissionId: string; readonly by: string }
+  | { readonly kind: 'nothing' };
+
+/** An undo-list entry names one label: the item and that label's labelledAt (older entries hold the id only). */
+function undoEntry(submissionId: string, labelledAt: string): string {
+  return `${submissionId} ${labelledAt}`;
+}
+
+function parseUndoEntry(entry: string): { submissionId: string; labelledAt: string } {
+  const space = entry.indexOf(' ');
+  return space < 0 ? { submissionId: entry, labelledAt: '' } : { submissionId: entry.slice(0, space), labelledAt: entry.slice(space + 1) };
+}
 
 export interface ListFilter {
   readonly formId?: string | undefined;
@@ -187,46 +229,58 @@ export class ReviewStore {
     const k = this.keys.forAccount(accountId);
     const r = await this.#redis.eval(
       LABEL,
-      9,
+      10,
       k.item(submissionId),
       k.label(submissionId),
       ...k.pendingAll(item.formId, item.verdict.status),
       k.labelled(),
       k.unexported(),
       k.undo(moderatorId),
+      k.labelHistory(submissionId),
       JSON.stringify(record),
       labelledAtMs,
       this.expiresAt(item.receivedAt),
       submissionId,
       DAY_MS,
+      undoEntry(submissionId, record.labelledAt),
     );
     return r === 1 ? record : undefined;
   }
 
-  /** Takes back this moderator's most recent label in this account. */
+  /**
+   * Takes back this moderator's most recent label in this account: the label it replaced comes back, or the item
+   * goes back to pending. Refused ('relabelled') when someone relabelled the item since: nothing changes then.
+   */
   async undo(accountId: string, moderatorId: string): Promise<UndoResult> {
     const k = this.keys.forAccount(accountId);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const submissionId = await this.#redis.lindex(k.undo(moderatorId), 0);
-      if (submissionId === null) return { kind: 'nothing' };
+      const entry = await this.#redis.lindex(k.undo(moderatorId), 0);
+      if (entry === null) return { kind: 'nothing' };
+      const { submissionId, labelledAt } = parseUndoEntry(entry);
       const [item] = await this.#items(k, [submissionId]);
       const formId = item?.formId ?? '';
       const status = item?.verdict.status ?? 'spam';
-      const r = await this.#redis.eval(
+      const [code, by] = (await this.#redis.eval(
         UNDO,
-        9,
+        10,
         k.undo(moderatorId),
         k.label(submissionId),
         k.labelled(),
         k.unexported(),
         ...k.pendingAll(formId, status),
         k.item(submissionId),
+        k.labelHistory(submissionId),
+        entry,
         submissionId,
         item === undefined ? 0 : Date.parse(item.receivedAt),
         moderatorId,
-      );
-      if (r === 1) return { kind: 'undone', submissionId };
-      // 0: raced with another label of this moderator; -1: relabelled by someone else; -2: item expired. Try the next.
+        labelledAt,
+        item === undefined ? 0 : this.expiresAt(item.receivedAt),
+      )) as [number, string?];
+      if (code === 1 || code === 2) return { kind: 'undone', submissionId };
+      // Refuse rather than skip: undoing an older label instead would change something the moderator did not mean to.
+      if (code === -1) return { kind: 'relabelled', submissionId, by: by ?? '' };
+      // 0: raced with another label of this moderator; -2: item expired; -3: label already gone. Try the next.
     }
     return { kind: 'nothing' };
   }

@@ -44,6 +44,10 @@ describe('npm run review / labels:export', () => {
     await expect(cli('review.ts', ['show', '--account', 'acme', other.submissionId])).rejects.toMatchObject({ code: 1 });
     await cli('review.ts', ['label', '--account', 'acme', job.submissionId, 'legitimate', '--moderator', 'terminal-tom']);
     expect(await store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'terminal-tom' });
+    // Undoing another moderator's relabel brings the earlier label back, and the CLI says so.
+    await cli('review.ts', ['label', '--account', 'acme', job.submissionId, 'spam', '--moderator', 'terminal-ann']);
+    const undone = await cli('review.ts', ['undo', '--account', 'acme', '--moderator', 'terminal-ann']);
+    expect(undone.stdout).toBe(`Undid your label of ${job.submissionId}; it is back to legitimate by terminal-tom.\n`);
 
     const out = await tempDir('cli-labels');
     try {

@@ -110,7 +110,13 @@ try {
     }
     case 'undo': {
       const r = await store.undo(account, values.moderator);
-      console.log(r.kind === 'undone' ? `Undid the label of ${r.submissionId}; it is pending again.` : 'Nothing to undo.');
+      if (r.kind === 'nothing') console.log('Nothing to undo.');
+      else if (r.kind === 'relabelled') console.log(`Not undone: ${clean(r.by)} relabelled ${r.submissionId} since. Run undo again for your label before it.`);
+      else {
+        // Undoing a relabel brings the earlier label back; undoing a first label makes the item pending again.
+        const now = (await store.get(account, r.submissionId))?.label;
+        console.log(`Undid your label of ${r.submissionId}; ${now === undefined ? 'it is pending again' : `it is back to ${now.label} by ${clean(now.moderatorId)}`}.`);
+      }
       break;
     }
     default:

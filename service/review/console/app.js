@@ -175,7 +175,8 @@ async function mark(label) {
       renderList();
       select(at);
     } else {
-      select(state.index);
+      // A looked-up item: stay on it with its new label, so the next key acts on what is on screen.
+      await show(item.submissionId);
     }
   } catch (err) {
     toast(err.message);
@@ -190,11 +191,14 @@ async function undo() {
   try {
     const r = await call('POST', '/undo', {});
     showCounts(r.counts);
+    if (r.kind === 'relabelled') { toast(`Not undone: ${r.by} relabelled it since`); return; }
     if (r.kind !== 'undone') { toast('Nothing to undo'); return; }
     await load();
     const at = state.items.findIndex((x) => x.submissionId === r.submissionId);
-    if (at >= 0) select(at);
-    toast('Label undone');
+    if (at >= 0) { select(at); toast('Label undone'); return; }
+    // Undoing a relabel puts the earlier label back: show the item with it.
+    const entry = await show(r.submissionId);
+    toast(entry.label ? `Label undone: back to ${entry.label.label} by ${entry.label.moderatorId}` : 'Label undone');
   } catch (err) {
     toast(err.message);
   } finally {
@@ -202,14 +206,20 @@ async function undo() {
   }
 }
 
+// Shows one submission as stored now (with its label) and makes it the one the keys act on.
+async function show(id) {
+  const entry = await call('GET', `/items/${encodeURIComponent(id)}`);
+  state.current = entry.item;
+  for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
+  renderDetail(entry);
+  return entry;
+}
+
 async function lookup() {
   const id = $('lookup-id').value.trim();
   if (!id) return;
   try {
-    const entry = await call('GET', `/items/${encodeURIComponent(id)}`);
-    state.current = entry.item;
-    for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
-    renderDetail(entry);
+    await show(id);
   } catch (err) {
     toast(err.message);
   }

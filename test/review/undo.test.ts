@@ -1,0 +1,120 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { ReviewStore } from '../../service/review/store.ts';
+import { deleteKeys, fakeJob, REDIS_URL, testPrefix } from './helpers.ts';
+
+// Undo with several moderators on one item, against the real store scripts on the test Redis (own key prefix).
+const prefix = testPrefix('undo');
+const redis = new Redis(REDIS_URL);
+let clock = Date.now();
+// Every label gets its own labelledAt, a second after the one before.
+const store = new ReviewStore(redis, { prefix, retentionDays: 30, now: () => (clock += 1000) });
+const account = 'undo';
+
+async function item(): Promise<string> {
+  const job = fakeJob({ accountId: account });
+  expect(await store.ingest(job)).toBe('stored');
+  return job.submissionId;
+}
+
+async function pendingIds(): Promise<string[]> {
+  return (await store.listPending(account, {}, 0, 500)).map((i) => i.submissionId);
+}
+
+beforeEach(async () => {
+  await deleteKeys(redis, prefix);
+});
+
+afterAll(async () => {
+  await deleteKeys(redis, prefix);
+  redis.disconnect();
+});
+
+describe('undo with several moderators', () => {
+  it('undoing a relabel puts the earlier label back, with its moderator and time, and the item stays labelled', async () => {
+    const x = await item();
+    const alices = await store.label(account, x, 'spam', 'alice');
+    await store.label(account, x, 'legitimate', 'mia');
+    // The replaced label holds the submitted fields: it ends with the item's retention like the item does.
+    const kept = await redis.pttl(store.keys.forAccount(account).labelHistory(x));
+    expect(Math.abs(kept - (store.expiresAt(alices!.receivedAt) - Date.now()))).toBeLessThan(60_000);
+
+    expect(await store.undo(account, 'mia')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toEqual(alices);
+    expect(await pendingIds()).not.toContain(x);
+    expect(await store.counts(account)).toEqual({ pending: 0, labelled: 1 });
+    // Alice's label was never exported, so it is the one the next export writes.
+    expect((await store.unexported(account)).map((u) => u.record)).toEqual([alices]);
+    const ttl = await redis.pttl(store.keys.forAccount(account).label(x));
+    expect(Math.abs(ttl - (store.expiresAt(alices!.receivedAt) - Date.now()))).toBeLessThan(60_000);
+  });
+
+  it('keeps an exported earlier label exported when the relabel over it is undone', async () => {
+    const x = await item();
+    await store.label(account, x, 'spam', 'alice');
+    await store.acknowledgeExported(account, await store.unexported(account));
+    await store.label(account, x, 'legitimate', 'mia');
+
+    expect(await store.undo(account, 'mia')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+    expect(await store.unexported(account)).toEqual([]);
+  });
+
+  it('lets the earlier moderator undo her restored label afterwards, and only once', async () => {
+    const x = await item();
+    await store.label(account, x, 'spam', 'alice');
+    await store.label(account, x, 'legitimate', 'mia');
+    await store.undo(account, 'mia');
+    expect(await store.getLabel(account, x)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toBeUndefined();
+    expect(await pendingIds()).toEqual([x]);
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'nothing' });
+    expect(await store.undo(account, 'mia')).toEqual({ kind: 'nothing' });
+  });
+
+  it('refuses to undo a label someone has relabelled since, changes nothing, and goes on to the label before next time', async () => {
+    const y = await item();
+    const x = await item();
+    const alicesY = await store.label(account, y, 'spam', 'alice');
+    await store.label(account, x, 'spam', 'alice');
+    const miasX = await store.label(account, x, 'legitimate', 'mia');
+
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'relabelled', submissionId: x, by: 'mia' });
+    expect(await store.getLabel(account, x)).toEqual(miasX);
+    expect(await store.getLabel(account, y)).toEqual(alicesY);
+    expect(await store.counts(account)).toEqual({ pending: 0, labelled: 2 });
+
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: y });
+    expect(await pendingIds()).toEqual([y]);
+    // Mia's label is still hers to undo, and Alice's replaced label comes back.
+    expect(await store.undo(account, 'mia')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+  });
+
+  it('undoes a moderator’s own relabels one at a time', async () => {
+    const x = await item();
+    const first = await store.label(account, x, 'spam', 'alice');
+    await store.label(account, x, 'legitimate', 'alice');
+
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toEqual(first);
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toBeUndefined();
+    expect(await pendingIds()).toEqual([x]);
+  });
+
+  it('still puts a first label’s item back in pending', async () => {
+    const x = await item();
+    await store.label(account, x, 'spam', 'alice');
+    expect(await pendingIds()).toEqual([]);
+
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
+    expect(await store.getLabel(account, x)).toBeUndefined();
+    expect(await pendingIds()).toEqual([x]);
+    expect(await store.counts(account)).toEqual({ pending: 1, labelled: 0 });
+    expect(await store.unexported(account)).toEqual([]);
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'nothing' });
+  });
+});
