@@ -38,6 +38,8 @@ export type ExportedLabel = z.infer<typeof exportedLabelSchema>;
 export const sessionRecordSchema = z.object({
   accountId: z.string().min(1),
   moderatorId: z.string().min(1),
+  /** The SHA-256 hex of the sign-in token; a record without it (older) is no session, so it signs in again. */
+  tokenSha256: z.string().regex(/^[0-9a-f]{64}$/),
   createdAt: z.string().datetime(),
 });
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;

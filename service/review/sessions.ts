@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { SignedInModerator } from './auth.ts';
 import type { ReviewKeys } from './keys.ts';
 import { sessionRecordSchema, type SessionRecord } from './records.ts';
 
@@ -17,9 +18,15 @@ export class SessionStore {
     this.ttlSeconds = ttlSeconds;
   }
 
-  async create(who: { accountId: string; moderatorId: string }): Promise<string> {
+  /** Binds the session to the token's hash, so a new token or a re-added moderator does not inherit it. */
+  async create(who: SignedInModerator): Promise<string> {
     const id = randomBytes(32).toString('base64url');
-    const record: SessionRecord = { accountId: who.accountId, moderatorId: who.moderatorId, createdAt: new Date().toISOString() };
+    const record: SessionRecord = {
+      accountId: who.accountId,
+      moderatorId: who.moderatorId,
+      tokenSha256: who.tokenSha256,
+      createdAt: new Date().toISOString(),
+    };
     await this.#redis.set(this.#key(id), JSON.stringify(record), 'EX', this.ttlSeconds);
     return id;
   }

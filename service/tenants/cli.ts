@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { addAccount, addForm, addModerator, EditError, issueKey, revokeKey } from './edit.ts';
+import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from './edit.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';
 
@@ -11,9 +11,15 @@ const USAGE = `Usage: npm run tenants -- <command> [options]   (file: --file <pa
   list                                        accounts, their key ids, forms and referrers
   add-account <accountId> [--max N --window SECONDS --algorithm fixed|sliding]
   add-form <accountId> <formId> [--referrer <entry> ...]   (none yet: the form blocks every request)
+  set-referrers <accountId> <formId> [--referrer <entry> ...]   replaces the list (none: blocks every request)
+  remove-form <accountId> <formId>
   issue-key <accountId> [--id <keyId>]        prints the new key once; only its SHA-256 is stored
   revoke-key <accountId> <keyId>
-  add-moderator <accountId> <moderatorId>     prints a review-console token once
+  add-moderator <accountId> <moderatorId> [--replace]
+                                              prints a review-console token once; only its SHA-256 is stored.
+                                              --replace gives an existing moderator a new token and ends
+                                              the sessions opened with the old one
+  remove-moderator <accountId> <moderatorId>  ends that moderator's sessions too
 
 Referrer entries: "example.com" (any port), "localhost:8080" (that port), "*.example.org" (subdomains), "*" (anything).
 A running service picks up the change by itself.`;
@@ -58,7 +64,17 @@ class UsageError extends Error {
   override name = 'UsageError';
 }
 
-const COMMANDS = ['list', 'add-account', 'add-form', 'issue-key', 'revoke-key', 'add-moderator'] as const;
+const COMMANDS = [
+  'list',
+  'add-account',
+  'add-form',
+  'set-referrers',
+  'remove-form',
+  'issue-key',
+  'revoke-key',
+  'add-moderator',
+  'remove-moderator',
+] as const;
 type Command = (typeof COMMANDS)[number];
 
 // Known before the file is read: `tenants bogus` is a usage error, not a question about --file.
@@ -97,6 +113,7 @@ function parseCommandLine(argv: string[]) {
         algorithm: { type: 'string' },
         referrer: { type: 'string', multiple: true },
         id: { type: 'string' },
+        replace: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -114,6 +131,8 @@ async function run(argv: string[]): Promise<void> {
   }
   if (command === undefined) throw new UsageError(`a command is needed\n\n${USAGE}`);
   if (!isCommand(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  // Silently ignored elsewhere, a --replace could pass for a rotation that never happened.
+  if (values.replace === true && command !== 'add-moderator') throw new UsageError(`--replace goes with add-moderator only\n\n${USAGE}`);
   const file = path.resolve(need(values.file ?? process.env.TENANTS_FILE, 'the tenants file: --file <path> or TENANTS_FILE'));
   const data = await readTenants(file, command === 'add-account');
 
@@ -134,9 +153,23 @@ async function run(argv: string[]): Promise<void> {
     case 'add-form': {
       const referrers = values.referrer ?? [];
       await writeTenants(file, addForm(data, need(args[0], '<accountId>'), need(args[1], '<formId>'), referrers));
-      console.log(`added form ${args[1]}${referrers.length === 0 ? ' (no referrer allowed yet: every request will be blocked)' : ''}`);
+      console.log(`added form ${args[1]}${referrers.length === 0 ? ' (no referrer allowed yet: every request will be blocked; set-referrers adds some)' : ''}`);
       return;
     }
+    case 'set-referrers': {
+      const referrers = values.referrer ?? [];
+      await writeTenants(file, setReferrers(data, need(args[0], '<accountId>'), need(args[1], '<formId>'), referrers));
+      console.log(
+        referrers.length === 0
+          ? `form ${args[1]} allows no referrer now: every request to it will be blocked`
+          : `form ${args[1]} allows: ${referrers.join(', ')}`,
+      );
+      return;
+    }
+    case 'remove-form':
+      await writeTenants(file, removeForm(data, need(args[0], '<accountId>'), need(args[1], '<formId>')));
+      console.log(`removed form ${args[1]} of ${args[0]}`);
+      return;
     case 'issue-key': {
       const issued = issueKey(data, need(args[0], '<accountId>'), values.id);
       await writeTenants(file, issued.file);
@@ -148,11 +181,17 @@ async function run(argv: string[]): Promise<void> {
       console.log(`revoked key ${args[1]} of ${args[0]}`);
       return;
     case 'add-moderator': {
-      const added = addModerator(data, need(args[0], '<accountId>'), need(args[1], '<moderatorId>'));
+      const replace = values.replace === true;
+      const added = addModerator(data, need(args[0], '<accountId>'), need(args[1], '<moderatorId>'), { replace });
       await writeTenants(file, added.file);
-      console.log(`moderator token: ${added.token}\n\nStore it now: it is shown only this once.`);
+      const ended = replace ? `\nSessions opened with ${args[1]}'s old token end at their next request.` : '';
+      console.log(`moderator token: ${added.token}\n\nStore it now: it is shown only this once (the file keeps its SHA-256 only).${ended}`);
       return;
     }
+    case 'remove-moderator':
+      await writeTenants(file, removeModerator(data, need(args[0], '<accountId>'), need(args[1], '<moderatorId>')));
+      console.log(`removed moderator ${args[1]} of ${args[0]}; their console sessions end at their next request`);
+      return;
     default: {
       // The compiler checks that the switch handles every entry of COMMANDS, and nothing else.
       const unhandled: never = command;

@@ -32,6 +32,29 @@ export function addForm(file: TenantsFile, accountId: string, formId: string, al
   return next;
 }
 
+// Form ids are unique across the file: naming the other account beats a bare "no such form".
+function form(file: TenantsFile, accountId: string, formId: string) {
+  const found = account(file, accountId).forms.find((f) => f.id === formId);
+  if (found !== undefined) return found;
+  const owner = file.accounts.find((a) => a.forms.some((f) => f.id === formId));
+  throw new EditError(owner === undefined ? `account "${accountId}" has no form "${formId}"` : `form "${formId}" belongs to account "${owner.id}", not "${accountId}"`);
+}
+
+/** Replaces the form's referrer list; an empty list blocks every request to the form. */
+export function setReferrers(file: TenantsFile, accountId: string, formId: string, allowedReferrers: string[]): TenantsFile {
+  const next = clone(file);
+  form(next, accountId, formId).allowedReferrers = [...allowedReferrers];
+  return next;
+}
+
+export function removeForm(file: TenantsFile, accountId: string, formId: string): TenantsFile {
+  const next = clone(file);
+  form(next, accountId, formId);
+  const a = account(next, accountId);
+  a.forms = a.forms.filter((f) => f.id !== formId);
+  return next;
+}
+
 /** Returns the new key in clear once; only its hash goes into the file. */
 export function issueKey(file: TenantsFile, accountId: string, keyId?: string, now = new Date()): { file: TenantsFile; key: string; keyId: string } {
   const next = clone(file);
@@ -52,13 +75,36 @@ export function revokeKey(file: TenantsFile, accountId: string, keyId: string): 
   return next;
 }
 
-/** A review-console sign-in token, returned in clear once like a key. */
-export function addModerator(file: TenantsFile, accountId: string, moderatorId: string): { file: TenantsFile; token: string } {
+/**
+ * A review-console sign-in token, returned in clear once like a key. With replace, an existing moderator
+ * gets a new token instead (sessions opened with the old one end); without, an existing id is refused.
+ */
+export function addModerator(
+  file: TenantsFile,
+  accountId: string,
+  moderatorId: string,
+  opts: { replace?: boolean } = {},
+): { file: TenantsFile; token: string } {
   const next = clone(file);
   const a = account(next, accountId);
   a.moderators ??= [];
-  if (a.moderators.some((m) => m.id === moderatorId)) throw new EditError(`account "${accountId}" already has a moderator "${moderatorId}"`);
+  const at = a.moderators.findIndex((m) => m.id === moderatorId);
+  if (opts.replace === true && at < 0) throw new EditError(`account "${accountId}" has no moderator "${moderatorId}" to replace (leave out --replace to add one)`);
+  if (opts.replace !== true && at >= 0) {
+    throw new EditError(`account "${accountId}" already has a moderator "${moderatorId}" (--replace gives them a new token)`);
+  }
   const token = generateKey('fgm_');
-  a.moderators.push({ id: moderatorId, sha256: sha256Hex(token), createdAt: new Date().toISOString() });
+  const entry = { id: moderatorId, sha256: sha256Hex(token), createdAt: new Date().toISOString() };
+  if (at >= 0) a.moderators[at] = entry;
+  else a.moderators.push(entry);
   return { file: next, token };
+}
+
+export function removeModerator(file: TenantsFile, accountId: string, moderatorId: string): TenantsFile {
+  const next = clone(file);
+  const a = account(next, accountId);
+  const before = a.moderators?.length ?? 0;
+  a.moderators = (a.moderators ?? []).filter((m) => m.id !== moderatorId);
+  if (a.moderators.length === before) throw new EditError(`account "${accountId}" has no moderator "${moderatorId}"`);
+  return next;
 }
