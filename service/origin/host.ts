@@ -17,6 +17,22 @@ export function normalizeHost(host: string): string {
   return /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(h) ? h : '';
 }
 
+/**
+ * A host already accepted by normalizeHost, read the way the WHATWG URL parser reads a request's Origin host:
+ * "[0:0:0:0:0:0:0:1]" becomes "[::1]", "127.000.000.001" becomes "127.0.0.1". '' when the parser cannot read it
+ * ("[:::1]", "example.123"), as such a host can never arrive in an Origin or Referer header.
+ */
+export function canonicalHost(normalized: string): string {
+  let url: URL;
+  try {
+    // Safe to splice: normalizeHost let through only [a-z0-9_.-] or a bracketed [0-9a-f:.], so no port, path or userinfo.
+    url = new URL(`http://${normalized}`);
+  } catch {
+    return '';
+  }
+  return normalizeHost(url.hostname);
+}
+
 /** Host and effective port of an absolute URL (Origin or Referer value); undefined when unusable. */
 export function hostOfUrl(value: string): HostPort | undefined {
   let url: URL;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isValidReferrerEntry } from '../origin/matcher.ts';
+import { referrerEntryProblem } from '../origin/matcher.ts';
 
 const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the hex SHA-256 of the key (64 hex digits)');
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'may hold letters, digits and . _ : - only');
@@ -21,7 +21,11 @@ export const formSchema = z.strictObject({
   id,
   name: z.string().optional(),
   allowedReferrers: z.array(
-    z.string().refine(isValidReferrerEntry, 'must be "*", "host", "host:port" or "*.domain" (no scheme, no path)'),
+    // The matcher's own reason, naming the entry: an IP literal the URL parser cannot read is refused here too.
+    z.string().superRefine((entry, ctx) => {
+      const problem = referrerEntryProblem(entry);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   ),
 });
 

@@ -17,6 +17,8 @@ export class TenantsStore implements TenantsSource {
   #text: string;
   #watcher: FSWatcher | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** The last reload was rejected: the log's last word on the file is an error until a good read says otherwise. */
+  #rejected = false;
   readonly #listeners = new Set<(t: Tenants) => void>();
 
   private constructor(
@@ -48,10 +50,18 @@ export class TenantsStore implements TenantsSource {
       loaded = await loadTenantsFile(this.file);
     } catch (err) {
       const reason = (err as Error).message;
+      // reason is the loader's message: places and kinds of errors, never the file's text (keys may be pasted there).
       this.log.error({ tenantsFile: this.file, reason }, 'tenants file edit rejected; keeping the last good configuration');
+      this.#rejected = true;
       return { kind: 'rejected', reason };
     }
-    if (loaded.text === this.#text) return { kind: 'unchanged' };
+    const recovered = this.#rejected;
+    this.#rejected = false;
+    if (loaded.text === this.#text) {
+      // The last good content is back (an undone edit): say so, or the rejection would stay the log's last word.
+      if (recovered) this.log.info({ tenantsFile: this.file }, 'tenants file is valid again; keeping the current configuration');
+      return { kind: 'unchanged' };
+    }
     this.#current = loaded.tenants;
     this.#text = loaded.text;
     const t = loaded.tenants;
