@@ -11,6 +11,9 @@ import type { SessionStore } from './sessions.ts';
 import { SignInGuard } from './sign-in-guard.ts';
 import type { ReviewStore } from './store.ts';
 
+// Says how to turn the console on, not only that it is off.
+const NO_MODERATORS = 'The review console is off: no moderators are configured. Add one with: npm run tenants -- add-moderator <accountId> <moderatorId>';
+
 export const SESSION_COOKIE = 'fg_review';
 /** State-changing calls must carry this header (and a JSON body): a cross-site form can send neither. */
 export const CSRF_HEADER = 'x-formguard-review';
@@ -89,7 +92,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     });
 
     const asset = (name: keyof typeof ASSETS) => async (_request: FastifyRequest, reply: FastifyReply) => {
-      if (!hasModerators(opts.moderators)) throw new HttpError(404, 'The review console is off: no moderators are configured.');
+      if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
       return reply.type(ASSETS[name]).send(assets.get(name));
     };
     app.get('/', asset('index.html'));
@@ -116,7 +119,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     };
 
     app.post('/api/session', { bodyLimit: 4096 }, async (request, reply) => {
-      if (!hasModerators(opts.moderators)) throw new HttpError(404, 'The review console is off: no moderators are configured.');
+      if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
       if (guard.blocked(request.ip)) throw new HttpError(429, 'Too many failed sign-ins; wait a few minutes.');
       const body = signInBody.safeParse(request.body);
       const moderator = body.success ? findModerator(opts.moderators, body.data.token) : undefined;

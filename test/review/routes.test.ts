@@ -40,7 +40,9 @@ describe('the console page', () => {
   it('is not served when no moderators are configured', async () => {
     const off = await reviewApp({ withModerators: false });
     try {
-      expect((await off.app.inject({ method: 'GET', url: '/review' })).statusCode).toBe(404);
+      const page = await off.app.inject({ method: 'GET', url: '/review' });
+      expect(page.statusCode).toBe(404);
+      expect(page.json().error).toMatch(/no moderators are configured\. Add one with: npm run tenants -- add-moderator/);
       const res = await off.app.inject({ method: 'POST', url: '/review/api/session', headers: json, payload: { token: ACME_TOKEN } });
       expect(res.statusCode).toBe(404);
     } finally {
