@@ -3,8 +3,10 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Classifier } from './classifier/types.ts';
+import type { TrustProxy } from './config/env.ts';
 import { plainErrorBody } from './http/bodies.ts';
-import { createErrorHandler } from './http/error-handler.ts';
+import { createClientErrorHandler, createErrorHandler, createFrameworkErrorHandler } from './http/error-handler.ts';
+import { useJsonBodyParser } from './http/json-body.ts';
 import docs from './plugins/docs.ts';
 import drain from './plugins/drain.ts';
 import health from './plugins/health.ts';
@@ -27,7 +29,10 @@ export interface AppDeps {
   readonly redis?: Redis;
   readonly logger?: Logger | boolean;
   readonly bodyLimit?: number;
-  readonly trustProxy?: boolean;
+  /** TRUST_PROXY as parsed: false, true (every hop), { hops } or { proxies }. */
+  readonly trustProxy?: TrustProxy;
+  /** Time allowed to receive a whole request (headers and body), in ms; 0 turns it off. */
+  readonly requestTimeoutMs?: number;
   /** Failed API-key checks allowed per client IP and window. */
   readonly keyFailureRule?: RateRule;
   readonly maxEventLoopDelayMs?: number;
@@ -39,13 +44,35 @@ export interface AppDeps {
 }
 
 export const DEFAULT_KEY_FAILURE_RULE: RateRule = Object.freeze({ max: 20, windowMs: 60_000, algorithm: 'fixed' });
+/** REQUEST_TIMEOUT_MS's default, also used when the caller passes none. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** TRUST_PROXY in the form Fastify's trustProxy option takes. */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'boolean') return trust;
+  // Fastify 5 ignores a numeric trustProxy (it trusts nothing), so a hop count is given as its trust function.
+  if ('hops' in trust) return (_address, hop) => hop < trust.hops;
+  return [...trust.proxies];
+}
 
 /** Builds the whole service; never listens (server.ts does), so tests drive it with app.inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const bodyLimit = deps.bodyLimit ?? 64 * 1024;
+  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const errorHandler = createErrorHandler(bodyLimit);
   const app = Fastify({
     bodyLimit,
-    trustProxy: deps.trustProxy ?? false,
+    trustProxy: trustProxyOption(deps.trustProxy ?? false),
+    // A client that sends part of a request and stops is answered 408 and let go instead of holding a socket.
+    requestTimeout,
+    // Node swaps the two when headersTimeout (60 s) is larger, which would leave a stalled body 60 s; and it checks
+    // them only every connectionsCheckingInterval (30 s by default), so a short timeout would fire late.
+    ...(requestTimeout > 0
+      ? { http: { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 2))) } }
+      : {}),
+    // Malformed HTTP and timeouts, which never become requests, and URLs the router cannot decode: spec bodies too.
+    clientErrorHandler: createClientErrorHandler(),
+    frameworkErrors: createFrameworkErrorHandler(errorHandler),
     ...(typeof deps.logger === 'object' ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: deps.logger ?? false }),
     // One line per verify request is written by the verify plugin instead.
     logController: new LogController({ disableRequestLogging: true }),
@@ -61,10 +88,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE);
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
 
-  // JSON only: the spec's one content type; anything else is a 415, not a 400.
+  // JSON only: the spec's one content type, in UTF-8; anything else is a 415, not a 400.
   app.removeContentTypeParser(['text/plain']);
+  useJsonBodyParser(app);
   app.decorateRequest('audit', null);
-  app.setErrorHandler(createErrorHandler(bodyLimit));
+  app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)));
 
   await app.register(drain);

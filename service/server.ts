@@ -54,6 +54,7 @@ async function main(env: Env): Promise<void> {
     logger: log,
     bodyLimit: env.BODY_LIMIT,
     trustProxy: env.TRUST_PROXY,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     keyFailureRule: { max: env.KEY_FAILURE_MAX, windowMs: env.KEY_FAILURE_WINDOW_SECONDS * 1000, algorithm: 'fixed' },
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     metricsRegistry,

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -6,6 +7,39 @@ import { z } from 'zod';
 const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
 const optionalString = unsetIfEmpty(z.string().optional());
 const number = (def: number) => z.preprocess((v) => (v === '' || v === undefined ? def : Number(v)), z.number().finite());
+
+/** Which X-Forwarded-For hops are believed: none, all, the last `hops` (appended by your proxies), or those added by these proxies. */
+export type TrustProxy = boolean | { readonly hops: number } | { readonly proxies: readonly string[] };
+
+// proxy-addr's names for the private ranges; anything else must be an IP or IP/prefix (what proxy-addr compiles).
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [ip = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(ip);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+// Strict: "yes" must not quietly mean false behind a proxy, and "2" is not a guess between true and two hops.
+const trustProxy = unsetIfEmpty(z.string().default('false')).transform((raw, ctx): TrustProxy => {
+  const v = raw.trim();
+  if (v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  const hops = /^hops:(\d+)$/.exec(v);
+  if (hops !== null && Number(hops[1]) >= 1) return { hops: Number(hops[1]) };
+  const proxies = v.split(',').map((e) => e.trim());
+  const bad = proxies.find((e) => !isProxyAddress(e));
+  if (hops === null && !/^\d+$/.test(v) && bad === undefined) return { proxies };
+  const why = /^\d+$/.test(v) ? `a hop count is written hops:${v} (a bare 1 means true)` : hops !== null ? 'hops:<n> needs n ≥ 1' : bad === v ? 'not a recognised value' : `"${bad}" is not an IP address or CIDR`;
+  ctx.addIssue({
+    code: 'custom',
+    message: `"${raw}": ${why}. Use false/0, true/1, hops:<n> (e.g. hops:1), or a comma-separated list of proxy IPs/CIDRs (e.g. 10.0.0.0/8,192.0.2.7)`,
+  });
+  return z.NEVER;
+});
 
 export const envSchema = z.object({
   NODE_ENV: unsetIfEmpty(z.enum(['development', 'production', 'test']).default('development')),
@@ -17,8 +51,9 @@ export const envSchema = z.object({
   MODEL_VERSION: optionalString,
   LOG_LEVEL: unsetIfEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   BODY_LIMIT: number(64 * 1024).pipe(z.number().int().min(1024).max(16 * 1024 * 1024)),
-  // Strict: "yes" must not quietly mean false behind a proxy.
-  TRUST_PROXY: unsetIfEmpty(z.enum(['true', 'false', '1', '0']).default('false')).transform((v) => v === 'true' || v === '1'),
+  TRUST_PROXY: trustProxy,
+  // Node's default (0) lets a client that stops sending mid-request hold its connection forever.
+  REQUEST_TIMEOUT_MS: number(30_000).pipe(z.number().int().min(0)),
   // Verify service: rate limits, key guessing, overload.
   RATE_LIMIT_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard:rl')),
   KEY_FAILURE_MAX: number(20).pipe(z.number().int().min(1)),

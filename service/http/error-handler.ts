@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OutcomeLabel } from '../verify/outcome.ts';
 import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from './bodies.ts';
 import { describeInvalid } from './describe-invalid.ts';
 
 // Fastify's own messages for these are fixed texts (no request data), so they may reach the caller.
-const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR_CTP_INVALID_TYPE', 'FST_ERR_BAD_URL', 'FST_ERR_ASYNC_CONSTRAINT']);
+const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR_CTP_INVALID_TYPE', 'FST_ERR_ASYNC_CONSTRAINT']);
+
+const UNSUPPORTED_MEDIA_TYPE = 'Unsupported content type: send the body as application/json in UTF-8';
 
 /** Notes the outcome for the log line and returns the processing time it logs, for a body that reports it too. */
 function note(request: FastifyRequest, reply: FastifyReply, outcome: OutcomeLabel, submissionId?: string): number {
-  if (request.audit === null) request.audit = { outcome };
-  else request.audit.outcome = outcome;
+  // ??=: a frameworkErrors request is built without the app's decorators, so its audit is undefined, not null.
+  request.audit ??= { outcome };
+  request.audit.outcome = outcome;
   const processingTime = ms(reply.elapsedTime);
   request.audit.processingTime = processingTime;
   if (submissionId !== undefined) request.audit.submissionId = submissionId;
@@ -32,6 +37,13 @@ export function createErrorHandler(bodyLimit: number) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
         note(request, reply, 'invalid-params');
         return reply.code(400).send(invalidParamsBody('the body is not valid JSON'));
+      case 'FG_ERR_FORBIDDEN_JSON_KEY':
+        note(request, reply, 'invalid-params');
+        return reply.code(400).send(invalidParamsBody('the body has a forbidden key: "__proto__", or "constructor" holding "prototype"'));
+      case 'FST_ERR_BAD_URL':
+        // Fastify's message quotes the raw path; the caller gets the spec's 400 without it.
+        note(request, reply, 'invalid-params');
+        return reply.code(400).send(invalidParamsBody('the URL is not valid (bad percent-encoding in the path)'));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         note(request, reply, 'invalid-params');
         return reply.code(400).send(invalidParamsBody('the body is empty'));
@@ -40,7 +52,7 @@ export function createErrorHandler(bodyLimit: number) {
         return reply.code(413).send(plainErrorBody(`Request body is larger than the limit of ${bodyLimit} bytes`));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         note(request, reply, 'unsupported-media-type');
-        return reply.code(415).send(plainErrorBody('Unsupported content type: send the body as application/json'));
+        return reply.code(415).send(plainErrorBody(UNSUPPORTED_MEDIA_TYPE));
     }
     if (status >= 400 && status < 500) {
       note(request, reply, 'invalid-params');
@@ -51,5 +63,49 @@ export function createErrorHandler(bodyLimit: number) {
     const processingTime = note(request, reply, 'error', submissionId);
     request.log.error({ err: error, submissionId }, 'request failed; the submission was not processed');
     return reply.code(500).send(internalErrorBody(submissionId, processingTime));
+  };
+}
+
+type ErrorHandler = ReturnType<typeof createErrorHandler>;
+
+/**
+ * Fastify's frameworkErrors (a URL the router cannot decode): the same error handler, with the verify route's CORS
+ * headers, since such a request never reaches a route's hooks and a browser page must still read the answer.
+ */
+export function createFrameworkErrorHandler(errorHandler: ErrorHandler) {
+  return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    reply.header('vary', 'Origin');
+    const origin = request.headers.origin;
+    if (origin !== undefined) reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', 'Retry-After');
+    errorHandler(error, request, reply);
+  };
+}
+
+/**
+ * Fastify's clientErrorHandler: requests Node's parser refuses (duplicate Content-Length, Content-Length with
+ * chunked, ...) or that time out (REQUEST_TIMEOUT_MS) never become requests, so they are answered on the socket,
+ * in the spec's shapes instead of Fastify's {"error","message":"Client Error"}.
+ */
+export function createClientErrorHandler() {
+  return function clientErrorHandler(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+    // A reset connection is gone: nothing to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, body] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, plainErrorBody('Request timeout: the request did not arrive in full in time')]
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, plainErrorBody('Request header fields too large')]
+          : [400, invalidParamsBody('the request is not valid HTTP/1.1')];
+    this.log.debug({ code: error.code, statusCode: status }, 'client error on the connection');
+    // As Node does without a handler: never write into a response that has already started.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (socket.writable && inFlight?.headersSent !== true) {
+      const json = JSON.stringify(body);
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+      );
+    }
+    socket.destroy(error);
   };
 }

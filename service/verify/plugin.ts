@@ -8,7 +8,8 @@ import { answer } from './answer.ts';
 import { runChecks, type VerifyDeps } from './checks.ts';
 import { verifyRouteSchema } from './json-schema.ts';
 import type { VerifyRequest } from './schema.ts';
-import './audit.ts';
+import type { Audit } from './audit.ts';
+import type { VerifyOutcome } from './outcome.ts';
 
 export interface VerifyPluginOptions {
   readonly deps: VerifyDeps;
@@ -17,6 +18,8 @@ export interface VerifyPluginOptions {
 }
 
 export const VERIFY_PATH = '/v1/verify';
+/** The length formNotFoundBody cuts formId to; the log line keeps no more. */
+const LOGGED_FORM_ID_CHARS = 200;
 
 /** POST /v1/verify with its CORS, overload guard, metrics and log line, encapsulated to this route. */
 const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) => {
@@ -51,8 +54,14 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
   });
 
   app.post<{ Body: VerifyRequest }>(VERIFY_PATH, { schema: verifyRouteSchema }, async (request, reply) => {
-    const audit = (request.audit = { outcome: 'error', formId: request.body.formId });
-    const outcome = await runChecks(opts.deps, request.body, request, audit);
+    const audit: Audit = (request.audit = { outcome: 'error' });
+    let outcome: VerifyOutcome;
+    try {
+      outcome = await runChecks(opts.deps, request.body, request, audit);
+    } finally {
+      // formId only once the key is accepted (a caller may swap the fields, putting its key there), cut as the 404 cuts it.
+      if (audit.accountId !== undefined) audit.formId = request.body.formId.slice(0, LOGGED_FORM_ID_CHARS);
+    }
     return answer(reply, outcome, audit, request.body.formId);
   });
 };

@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { KEY, ORIGIN, testApp, verifyBody } from '../helpers.ts';
+import { rawRequest } from './raw-http.ts';
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+const SPEC_400 = /^Missing or invalid parameters: apiKey, formId and either payload or fieldData/;
+
+function post(payload: string, headers: Record<string, string> = {}) {
+  return app!.inject({ method: 'POST', url: '/v1/verify', headers: { ...ORIGIN, 'content-type': 'application/json', ...headers }, payload });
+}
+
+describe('a JSON body with a forbidden key', () => {
+  it.each([
+    ['__proto__', `{"apiKey":"${KEY}","formId":"contact","payload":{"__proto__":{"admin":true}}}`],
+    ['constructor.prototype', `{"apiKey":"${KEY}","formId":"contact","payload":{"constructor":{"prototype":{"admin":true}}}}`],
+  ])('%s: 400 saying the key is forbidden, not that the JSON is invalid', async (_name, payload) => {
+    app = await testApp();
+    const res = await post(payload);
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(res.json())).toEqual(['error']);
+    expect(res.json().error).toMatch(SPEC_400);
+    expect(res.json().error).toContain('forbidden key');
+    expect(res.json().error).not.toContain('not valid JSON');
+  });
+
+  it('broken JSON is still "not valid JSON"', async () => {
+    app = await testApp();
+    const res = await post('{"__proto__": ');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain('not valid JSON');
+  });
+});
+
+describe('a URL the router cannot decode', () => {
+  it('gets the spec\'s 400 body with CORS, without echoing the path', async () => {
+    app = await testApp();
+    const res = await app.inject({ method: 'POST', url: '/v1/verify%zz<script>', headers: ORIGIN, payload: verifyBody() });
+    expect(res.statusCode).toBe(400);
+    expect(Object.keys(res.json())).toEqual(['error']);
+    expect(res.json().error).toMatch(SPEC_400);
+    expect(res.body).not.toContain('%zz');
+    expect(res.body).not.toContain('script');
+    expect(res.headers['access-control-allow-origin']).toBe(ORIGIN.origin);
+  });
+});
+
+describe('a charset other than UTF-8', () => {
+  it.each(['iso-8859-1', 'utf-16', '"latin1"', 'UTF-16LE'])('charset=%s is a 415 in the README\'s shape', async (charset) => {
+    app = await testApp();
+    const res = await post(JSON.stringify(verifyBody()), { 'content-type': `application/json; charset=${charset}` });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ error: expect.stringMatching(/^Unsupported content type/) });
+  });
+
+  it.each(['utf-8', 'UTF-8', '"utf-8"', 'Utf8'])('charset=%s is accepted', async (charset) => {
+    app = await testApp();
+    const res = await post(JSON.stringify(verifyBody({ payload: { message: 'Grüße aus Köln' } })), { 'content-type': `application/json;charset=${charset}` });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('malformed HTTP (answered by the clientErrorHandler)', () => {
+  const body = JSON.stringify(verifyBody());
+  it.each([
+    ['two Content-Length headers', `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 1}\r\n\r\n${body}`],
+    ['Content-Length with chunked', `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`],
+  ])('%s: the spec\'s 400 body, then the connection is closed', async (_name, rest) => {
+    app = await testApp();
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await rawRequest(app, `POST /v1/verify HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${rest}`);
+    expect(res.closed).toBe(true);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers).toMatch(/content-type: application\/json/i);
+    const json = JSON.parse(res.body) as Record<string, unknown>;
+    expect(Object.keys(json)).toEqual(['error']);
+    expect(json.error).toMatch(SPEC_400);
+  });
+});
