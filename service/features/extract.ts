@@ -1,6 +1,7 @@
 import type { FormFields } from '../classifier/types.ts';
 import { CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
 import { emptyFacts, noteLinkHost, type Facts } from './facts.ts';
+import { fairShares } from './fair-shares.ts';
 import { flattenFields, type FieldText } from './flatten.ts';
 import { FNV_OFFSET, hashRange, hashStep, hashString } from './hash.ts';
 import { GROUP_COUNT, GROUP_OF_KIND, KIND } from './kinds.ts';
@@ -112,7 +113,9 @@ export class FeatureExtractor {
     const flat = flattenFields(input, this.flat, this.settings.maxChars);
     this.texts = [];
     this.roles = [];
-    let budget = this.settings.maxChars;
+    let total = 0;
+    for (const f of flat) if (f.role !== 'honeypot') total += f.text.length;
+    const shares = total > this.settings.maxChars ? fairShares(flat.map((f) => (f.role === 'honeypot' ? 0 : f.text.length)), this.settings.maxChars) : null;
     for (let fi = 0; fi < flat.length; fi++) {
       const field = flat[fi] as FieldText;
       this.roles.push(field.role);
@@ -123,11 +126,11 @@ export class FeatureExtractor {
         continue;
       }
       let text = field.text;
-      if (text.length > budget) {
-        text = text.slice(0, budget);
+      const share = shares?.[fi];
+      if (share !== undefined && text.length > share) {
+        text = text.slice(0, share);
         this.facts.truncated = true;
       }
-      budget -= text.length;
       const lower = text.toLowerCase();
       this.texts.push(lower);
       if (lower.length === 0) continue;

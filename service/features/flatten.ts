@@ -9,43 +9,74 @@ export interface FieldText {
   readonly text: string;
 }
 
-const MAX_DEPTH = 8;
+// Deeper than any form builder nests; the bound keeps the recursion shallow.
+const MAX_DEPTH = 32;
 const MAX_FIELDS = 256;
 
+interface Walk {
+  readonly out: FieldText[];
+  readonly maxChars: number;
+  /** Fields kept whose role is not 'other': what a person wrote, or a honeypot. */
+  textual: number;
+}
+
 /**
- * Flattens nested form data into leaf texts in document order. Booleans, null and empty
- * strings are kept (a filled vs. empty honeypot matters); depth and field count are bounded.
+ * Flattens nested form data into leaf texts in document order. Booleans, numbers and empty honeypots are kept
+ * (a filled vs. empty honeypot matters); other empty values carry nothing and are skipped. At most MAX_FIELDS are
+ * kept, and past that bound a field of another role gives way to a message, name, email, link or honeypot field:
+ * padding a post with junk fields must not push the message out of what the model reads.
  */
 export function flattenFields(fields: FormFields, out: FieldText[] = [], maxChars = Infinity): FieldText[] {
   out.length = 0;
-  walk(fields, '', 0, out, false, maxChars);
+  const w: Walk = { out, maxChars, textual: 0 };
+  walk(fields, '', 0, w, false);
+  if (out.length > MAX_FIELDS) dropOtherFromEnd(out);
   return out;
 }
 
-function walk(value: unknown, key: string, depth: number, out: FieldText[], inArray: boolean, maxChars: number): void {
-  if (out.length >= MAX_FIELDS) return;
+function walk(value: unknown, key: string, depth: number, w: Walk, inArray: boolean): void {
+  if (w.textual >= MAX_FIELDS) return;
   if (value === null || value === undefined) return;
   if (typeof value === 'string') {
-    const role = roleOf(key, value);
-    // A honeypot's text is only checked for being blank, which a cut could change.
-    out.push({ key, role, text: role === 'honeypot' ? clean(value) : cleanPrefix(value, maxChars) });
+    leaf(w, key, roleOf(key, value), value);
     return;
   }
   if (typeof value === 'number' || typeof value === 'boolean') {
-    out.push({ key, role: 'other', text: String(value) });
+    leaf(w, key, 'other', String(value));
     return;
   }
   if (depth >= MAX_DEPTH || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const item of value) walk(item, key, depth + 1, out, true, maxChars);
+    for (const item of value) walk(item, key, depth + 1, w, true);
     return;
   }
   const pair = inArray ? namedValue(value as Record<string, unknown>) : undefined;
   if (pair !== undefined) {
-    walk(pair.value, pair.name, depth + 1, out, false, maxChars);
+    walk(pair.value, pair.name, depth + 1, w, false);
     return;
   }
-  for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], k, depth + 1, out, false, maxChars);
+  for (const k of Object.keys(value)) walk((value as Record<string, unknown>)[k], k, depth + 1, w, false);
+}
+
+function leaf(w: Walk, key: string, role: FieldRole, value: string): void {
+  const textual = role !== 'other';
+  if (!textual && w.out.length >= MAX_FIELDS) return;
+  // A honeypot's text is only checked for being blank, which a cut could change.
+  const text = role === 'honeypot' ? clean(value) : cleanPrefix(value, w.maxChars);
+  if (text === '' && role !== 'honeypot') return;
+  w.out.push({ key, role, text });
+  if (textual) w.textual++;
+}
+
+/** Back to MAX_FIELDS by dropping 'other' fields from the end; at most MAX_FIELDS fields have another role. */
+function dropOtherFromEnd(out: FieldText[]): void {
+  let excess = out.length - MAX_FIELDS;
+  for (let i = out.length - 1; i >= 0 && excess > 0; i--) {
+    if ((out[i] as FieldText).role === 'other') {
+      out.splice(i, 1);
+      excess--;
+    }
+  }
 }
 
 const NAME_KEYS = ['name', 'field', 'key', 'label'] as const;

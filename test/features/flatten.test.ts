@@ -30,3 +30,26 @@ describe('flattenFields with a character cap', () => {
     expect(f?.text.trim()).toBe('x');
   });
 });
+
+describe('flattenFields on padded posts', () => {
+  const many = (n: number, value: unknown) => Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), value]));
+
+  it('skips empty values but keeps an empty honeypot (empty vs. filled matters)', () => {
+    const f = flattenFields({ a: '', b: null, _gotcha: '', message: 'hello there' });
+    expect(f.map((x) => [x.key, x.role, x.text])).toEqual([['_gotcha', 'honeypot', ''], ['message', 'message', 'hello there']]);
+  });
+
+  it('keeps at most 256 fields, giving way to the message before junk of no role', () => {
+    const f = flattenFields({ ...many(300, 'x'), message: 'the real message' });
+    expect(f).toHaveLength(256);
+    expect(f.at(-1)).toMatchObject({ key: 'message', text: 'the real message' });
+    expect(f.slice(0, 255).every((x) => x.role === 'other' && x.text === 'x')).toBe(true);
+  });
+
+  it('reads fields nested deeper than any form builder nests them, up to 32 levels', () => {
+    let deep: unknown = { message: 'deep text' };
+    for (let i = 0; i < 30; i++) deep = { level: deep };
+    expect(flattenFields({ deep } as Record<string, unknown>).map((x) => x.text)).toEqual(['deep text']);
+  });
+});
+

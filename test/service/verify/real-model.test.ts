@@ -65,3 +65,27 @@ describe('verdicts from the real model', () => {
     expect(json.status).toBe('spam');
   });
 });
+
+describe('padding a spam post with junk fields does not hide the message', () => {
+  // Integer-like keys come first in a JavaScript object, whatever order the site's backend sent them in.
+  const padded = (value: unknown, n = 256) => Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), value]));
+  let alone: { status: string; confidence: number };
+  beforeAll(async () => {
+    alone = (await verify({ payload: SPAM })).json();
+  });
+
+  it.each([
+    ['256 empty fields before it', { ...padded(''), ...SPAM }],
+    ['256 false checkboxes before it', { ...padded(false), ...SPAM }],
+    ['256 short values before it', { ...padded('x'), ...SPAM }],
+    ['256 empty fields in payload, the spam in fieldData', { payload: padded(''), fieldData: SPAM }],
+    ['the spam nested 12 levels deep', { a: { b: { c: { d: { e: { f: { g: { h: { i: { j: { k: SPAM } } } } } } } } } } }],
+    ['a 20,000-character harmless field before it', { about: 'We are a small bakery in Leeds and love sourdough. '.repeat(400), ...SPAM }],
+  ])('%s: still spam', async (_, payload) => {
+    const body = 'fieldData' in payload ? payload : { payload };
+    const json = (await verify(body as Record<string, unknown>)).json();
+    expect(alone.status).toBe('spam');
+    expect(json.status).toBe('spam');
+  });
+});
+
