@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { buildApp } from '../../service/app.ts';
 import type { Classifier, FormFields, Verdict } from '../../service/classifier/types.ts';
 import { startReview, type Review } from '../../service/review/setup.ts';
+import { CSRF_HEADER } from '../../service/review/routes.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import type { TenantsFile } from '../../service/tenants/schema.ts';
 import { deleteKeys, REDIS_URL, sha256, silent, tempDir, testPrefix, until } from './helpers.ts';
@@ -108,4 +109,16 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
       await spool.remove();
     },
   };
+}
+
+/** Headers of a console API call that sends JSON (the CSRF header included). */
+export const JSON_HEADERS = { 'content-type': 'application/json', [CSRF_HEADER]: '1' };
+
+/** Signs a moderator in through the console API and returns the session's Cookie header. */
+export async function signIn(app: FastifyInstance, token: string): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/review/api/session', headers: JSON_HEADERS, payload: { token } });
+  if (res.statusCode !== 200) throw new Error(`sign-in answered ${res.statusCode}: ${res.body}`);
+  const cookie = res.cookies.find((c) => c.name === 'fg_review');
+  if (cookie === undefined) throw new Error('no session cookie');
+  return `fg_review=${cookie.value}`;
 }

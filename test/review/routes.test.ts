@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP, CSRF_HEADER } from '../../service/review/routes.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
-import { ACME_TOKEN, API_KEY, GLOBEX_TOKEN, reviewApp, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
+import { ACME_TOKEN, API_KEY, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn as signInAs, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
 import { captureLines, fakeJob, until } from './helpers.ts';
 
 let f: ReviewAppFixture;
@@ -14,15 +14,9 @@ afterAll(async () => {
   await f.close();
 });
 
-const json = { 'content-type': 'application/json', [CSRF_HEADER]: '1' };
+const json = JSON_HEADERS;
 
-async function signIn(token: string): Promise<string> {
-  const res = await f.app.inject({ method: 'POST', url: '/review/api/session', headers: json, payload: { token } });
-  expect(res.statusCode).toBe(200);
-  const cookie = res.cookies.find((c) => c.name === 'fg_review');
-  if (cookie === undefined) throw new Error('no session cookie');
-  return `fg_review=${cookie.value}`;
-}
+const signIn = (token: string): Promise<string> => signInAs(f.app, token);
 
 describe('the console page', () => {
   it('is served with a strict CSP and no inline script', async () => {

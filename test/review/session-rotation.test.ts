@@ -4,14 +4,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../service/config/env.ts';
-import { CSRF_HEADER } from '../../service/review/routes.ts';
 import { loadTenantsFile, parseTenants } from '../../service/tenants/load.ts';
 import type { TenantsFile } from '../../service/tenants/schema.ts';
-import { ACME_TOKEN, GLOBEX_TOKEN, reviewApp, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
+import { ACME_TOKEN, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn as signInAs, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
 import { sha256, tempDir } from './helpers.ts';
 
 const run = promisify(execFile);
-const json = { 'content-type': 'application/json', [CSRF_HEADER]: '1' };
+const json = JSON_HEADERS;
 const NEW_ACME_TOKEN = 'acme-moderator-token-rotated-77c3e1a0';
 
 let f: ReviewAppFixture;
@@ -28,13 +27,7 @@ afterAll(async () => {
   await f.close();
 });
 
-async function signIn(token: string): Promise<string> {
-  const res = await f.app.inject({ method: 'POST', url: '/review/api/session', headers: json, payload: { token } });
-  expect(res.statusCode).toBe(200);
-  const cookie = res.cookies.find((c) => c.name === 'fg_review');
-  if (cookie === undefined) throw new Error('no session cookie');
-  return `fg_review=${cookie.value}`;
-}
+const signIn = (token: string): Promise<string> => signInAs(f.app, token);
 
 async function me(cookie: string): Promise<number> {
   return (await f.app.inject({ method: 'GET', url: '/review/api/me', headers: { cookie } })).statusCode;

@@ -14,13 +14,18 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
+/** A store opened on a valid tenants file, with its log captured. */
+async function openValidFile() {
+  const file = path.join(dir, 'tenants.json');
+  const good = JSON.stringify(tenantsFile());
+  await writeFile(file, good);
+  const capture = captureLogger();
+  return { file, good, capture, store: await TenantsStore.open(file, capture.logger) };
+}
+
 describe('tenants file restored after a rejected edit', () => {
   it('logs that the file is valid again, after the rejection, and keeps serving the same tenants', async () => {
-    const file = path.join(dir, 'tenants.json');
-    const good = JSON.stringify(tenantsFile());
-    await writeFile(file, good);
-    const capture = captureLogger();
-    const store = await TenantsStore.open(file, capture.logger);
+    const { file, good, capture, store } = await openValidFile();
     const before = store.current;
 
     await writeFile(file, good.slice(0, -1)); // the closing brace lost in an edit
@@ -38,11 +43,7 @@ describe('tenants file restored after a rejected edit', () => {
   });
 
   it('stays quiet when the file is re-saved unchanged with no rejection before', async () => {
-    const file = path.join(dir, 'tenants.json');
-    const good = JSON.stringify(tenantsFile());
-    await writeFile(file, good);
-    const capture = captureLogger();
-    const store = await TenantsStore.open(file, capture.logger);
+    const { file, good, capture, store } = await openValidFile();
     await writeFile(file, good);
     expect((await store.reload()).kind).toBe('unchanged');
     // Once recovered, a further unchanged save is quiet again.
