@@ -6,7 +6,7 @@ import { LinearScorer } from '../service/classifier/linear-scorer.ts';
 import { dequantize, quantizeUint8, type HashedWeights } from '../service/classifier/hashed-weights.ts';
 import type { Manifest } from '../service/classifier/manifest.ts';
 import { initBackend } from './model/backend.ts';
-import { loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
+import { DataError, loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
 import { splitRecords, type Split } from './data/split.ts';
 import { seededRandom, shuffleInPlace } from './data/random.ts';
 import type { LabelledRecord } from './data/record.ts';
@@ -77,6 +77,8 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const split = splitRecords(records, { seed: opts.seed, validation: 0.15, test: 0.15 });
   opts.log(`split: train ${split.train.length}, validation ${split.validation.length}, test ${split.test.length}; ${split.duplicates} duplicates dropped`);
 
+  requireBothClasses(split);
+
   const settings = opts.featureSettings ?? DEFAULT_FEATURE_SETTINGS;
   const extractor = new FeatureExtractor(settings);
   const nbScaling = opts.nbScaling === undefined ? DEFAULT_NB_SCALING : opts.nbScaling;
@@ -111,7 +113,8 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       conflictingLabels: split.conflicts,
       labels: {
         records: labelRecords.length,
-        loaded: records.filter((r) => r.source === 'labels').length,
+        // Every line of labels/*.jsonl, relabels superseded by a newer line included: "used of loaded" shows the gap.
+        loaded: files.filter((f) => path.basename(path.dirname(f.path)) === 'labels').reduce((n, f) => n + f.records, 0),
         contradicting: labelRecords.filter((r) => r.weight === LABEL_WEIGHTS.contradicts).length,
         weights: { ...LABEL_WEIGHTS },
       },
@@ -141,6 +144,21 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   await exportModel(dir, model, final, renderReport(final), main.weights);
   model.dispose();
   return { manifest: final, dir };
+}
+
+/** Each out-of-fold fold must hold both classes, or the calibration, the threshold and every figure are meaningless. */
+export const MIN_PER_CLASS = OUT_OF_FOLD_FOLDS;
+
+function requireBothClasses(split: Split): void {
+  const pool = [...split.train, ...split.validation];
+  const spam = pool.filter((r) => r.label === 'spam').length;
+  const legitimate = pool.length - spam;
+  if (spam < MIN_PER_CLASS || legitimate < MIN_PER_CLASS) {
+    throw new DataError(
+      `training needs at least ${MIN_PER_CLASS} spam and ${MIN_PER_CLASS} legitimate records outside the test split; ` +
+        `this data has ${spam} spam and ${legitimate} legitimate there. No model was exported.`,
+    );
+  }
 }
 
 function splitCounts(split: Split): Record<string, { train: number; validation: number; test: number }> {

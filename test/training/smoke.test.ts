@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_NB_SCALING, runTraining } from '../../training/pipeline.ts';
+import { DEFAULT_NB_SCALING, MIN_PER_CLASS, runTraining } from '../../training/pipeline.ts';
 import { loadClassifier } from '../../service/classifier/load.ts';
 import { manifestSchema } from '../../service/classifier/manifest.ts';
 import { repoRoot } from '../../service/config/env.ts';
@@ -11,7 +11,7 @@ import { FeatureExtractor } from '../../service/features/index.ts';
 import { initBackend } from '../../training/model/backend.ts';
 import { predictReference } from '../../training/model/linear-model.ts';
 import { loadReferenceModel } from '../../training/model/load-reference.ts';
-import { loadDataDir } from '../../training/data/loaders.ts';
+import { DataError, loadDataDir } from '../../training/data/loaders.ts';
 
 const out = mkdtempSync(path.join(tmpdir(), 'formguard-train-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -42,6 +42,9 @@ describe('npm run train on a small fixture', () => {
     const pooled = Object.values(manifest.data.splits).reduce((n, c) => n + c.train + c.validation, 0);
     expect(manifest.metrics.validation.overall.n).toBe(pooled);
     expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('Baseline');
+    // The fixture's labels file has three lines for two submissions (one relabelled): two used of three loaded.
+    expect(manifest.data.labels).toMatchObject({ records: 2, loaded: 3 });
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('Moderator labels: 2 used of 3 (the newest line per submission');
 
     const classifier = await loadClassifier({ modelsDir: out });
     expect(classifier.modelVersion).toBe('20260102-030405');
@@ -76,5 +79,38 @@ describe('npm run train on a small fixture', () => {
     expect(b.manifest.metrics).toEqual(a.manifest.metrics);
     expect(b.manifest.threshold).toBe(a.manifest.threshold);
     expect(readFileSync(path.join(b.dir, 'weights.bin')).equals(readFileSync(path.join(a.dir, 'weights.bin')))).toBe(true);
+  });
+});
+
+describe('a loose false-positive target', () => {
+  it('stops the threshold at 0.5 and says so in the report', async () => {
+    const { dir, manifest } = await runTraining({ ...options, targetFpr: 0.3, now: new Date('2026-01-02T03:04:08Z') });
+    expect(manifest.threshold).toBe(0.5);
+    expect(manifest.metrics.validation.overall.fpr).toBeLessThan(0.3);
+    expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('The threshold sits at its floor of 0.5');
+  });
+});
+
+describe('npm run train on data of one class', () => {
+  it('refuses to export a model instead of one that calls everything spam with a perfect score', async () => {
+    // The fixture's spam forms alone: a model of them would flag every submission, at F1 1.0 on its own test split.
+    const data = mkdtempSync(path.join(tmpdir(), 'formguard-one-class-'));
+    const models = path.join(data, 'models');
+    try {
+      const spam = readFileSync(path.join(repoRoot, 'test/fixtures/training/forms/mini.jsonl'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"label":"spam"'));
+      expect(spam.length).toBeGreaterThan(10);
+      mkdirSync(path.join(data, 'forms'));
+      writeFileSync(path.join(data, 'forms/spam.jsonl'), spam.join('\n') + '\n');
+      const run = runTraining({ ...options, dataDir: data, outDir: models });
+      await expect(run).rejects.toBeInstanceOf(DataError);
+      await expect(run).rejects.toThrow(
+        new RegExp(`at least ${MIN_PER_CLASS} spam and ${MIN_PER_CLASS} legitimate .*; this data has \\d+ spam and 0 legitimate there\\. No model was exported\\.`),
+      );
+      expect(existsSync(models)).toBe(false);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });

@@ -32,7 +32,7 @@ export function renderReport(m: Manifest): string {
 Created ${m.created} in ${m.trainingSeconds.toFixed(1)} s (backend ${m.parameters.backend}). Feature version \`${m.featureVersion}\`.
 Decision threshold ${m.threshold.toFixed(4)} on the calibrated spam probability, chosen for a false-positive rate of at
 most ${pct(m.targetFpr)} on out-of-fold scores: train + validation in 5 folds, each scored by a model trained on the
-other four; the shipped model is trained on all of train + validation. Calibration, fitted on the same scores: Platt scaling (a = ${m.calibration.a.toFixed(4)}, b = ${m.calibration.b.toFixed(4)}).
+other four; the shipped model is trained on all of train + validation.${m.threshold === 0.5 ? ' The threshold sits at its floor of 0.5 (a spam verdict is never less likely spam than not), so the out-of-fold false-positive rate may be under the target.' : ''} Calibration, fitted on the same scores: Platt scaling (a = ${m.calibration.a.toFixed(4)}, b = ${m.calibration.b.toFixed(4)}).
 Expected calibration error on test: ${m.metrics.test.ece.toFixed(4)}.${
     m.quantization
       ? `\nThe hashed weights ship as uint8 (TF.js affine quantization, step ${m.quantization.scale.toPrecision(4)}); the threshold,\ncalibration and every figure below were computed with the quantized weights.`
