@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { exportedLabelSchema, type ExportedLabel, type LabelRecord } from './records.ts';
 import type { ReviewStore } from './store.ts';
@@ -67,19 +67,37 @@ function seenKey(l: { submissionId: string; labelledAt: string; label: string; m
 
 async function alreadyExported(dir: string): Promise<Set<string>> {
   const seen = new Set<string>();
+  const tornTails: { file: string; keep: number }[] = [];
   for (const name of await readdir(dir)) {
     if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) continue;
-    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        const parsed = exportedLabelSchema.safeParse(JSON.parse(line));
-        if (parsed.success) seen.add(seenKey(parsed.data));
-      } catch {
-        // A torn last line from a crash: ignored here; its label is still unexported and is written again.
-      }
-    }
+    const file = path.join(dir, name);
+    const text = await readFile(file, 'utf8');
+    const lines = text.split('\n');
+    lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      const label = parseLine(line);
+      if (label === 'torn') {
+        // Only an unterminated last line can be a write cut short; anything else is left for a person to read.
+        if (i === lines.length - 1) tornTails.push({ file, keep: Buffer.byteLength(text) - Buffer.byteLength(line) });
+      } else if (label !== undefined) seen.add(seenKey(label));
+    });
   }
+  // A torn last line is a crash mid-write: its label was never acknowledged, so it is written again in full, and
+  // the fragment would stop `npm run train` (not valid JSON) until someone edited a file of personal data.
+  for (const { file, keep } of tornTails) await truncate(file, keep);
   return seen;
+}
+
+/** The label on a line; undefined for JSON of another shape, 'torn' for text that is not JSON at all. */
+function parseLine(line: string): ExportedLabel | 'torn' | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return 'torn';
+  }
+  const parsed = exportedLabelSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 async function appendDurably(file: string, lines: readonly string[]): Promise<void> {

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { exportLabels, exportLine } from '../../service/review/export-labels.ts';
 import { ReviewStore } from '../../service/review/store.ts';
+import { latestLabels, loadJsonl } from '../../training/data/loaders.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
 
 const redis = new Redis(REDIS_URL);
@@ -69,9 +70,36 @@ describe('labels:export', () => {
 
     const second = await store.label('acme', j.submissionId, 'legitimate', 'bob');
     expect((await exportLabels(store, out.dir)).written).toBe(1);
-    const text = await readFile(file, 'utf8');
-    const rows = text.split('\n').filter((l) => l.startsWith('{"submissionId'));
-    expect(rows.map((r) => (JSON.parse(r) as { moderatorId: string }).moderatorId)).toEqual(['alice', 'bob']);
+    // The torn fragment is gone, so training reads the file: both labels, the newest (bob's) winning.
+    const rows = (await readFile(file, 'utf8')).split('\n');
+    expect(rows.at(-1)).toBe('');
+    expect(rows.slice(0, -1).map((r) => (JSON.parse(r) as { moderatorId: string }).moderatorId)).toEqual(['alice', 'bob']);
     expect(second?.label).toBe('legitimate');
+    expect(latestLabels(loadJsonl(file, 'labels')).map((r) => r.label)).toEqual(['legitimate']);
+  });
+
+  it('rewrites a label whose line a crash cut short, and keeps a last line that is whole but unterminated', async () => {
+    const torn = fakeJob({ accountId: 'acme' });
+    const whole = fakeJob({ accountId: 'acme' });
+    await store.ingest(torn);
+    await store.ingest(whole);
+    const a = await store.label('acme', whole.submissionId, 'spam', 'alice');
+    const b = await store.label('acme', torn.submissionId, 'spam', 'alice');
+    if (a === undefined || b === undefined) throw new Error('label failed');
+    const file = path.join(out.dir, `${b.labelledAt.slice(0, 10)}.jsonl`);
+    const lineA = JSON.stringify(exportLine(a));
+    const lineB = JSON.stringify(exportLine(b));
+    // a's line was written whole; the crash cut b's in the middle of a character ("é" is two bytes in UTF-8).
+    await writeFile(file, Buffer.concat([Buffer.from(`${lineA}\n${lineB.slice(0, 40)}`), Buffer.from('é').subarray(0, 1)]));
+    expect((await exportLabels(store, out.dir)).written).toBe(1);
+    expect(await readFile(file, 'utf8')).toBe(`${lineA}\n${lineB}\n`);
+
+    // A whole last line without its newline (an editor's save) is not cut: the next line starts on a fresh one.
+    const c = fakeJob({ accountId: 'acme' });
+    await store.ingest(c);
+    const lineC = JSON.stringify(exportLine((await store.label('acme', c.submissionId, 'legitimate', 'bob'))!));
+    await writeFile(file, `${lineA}\n${lineB}`);
+    expect((await exportLabels(store, out.dir)).written).toBe(1);
+    expect(await readFile(file, 'utf8')).toBe(`${lineA}\n${lineB}\n${lineC}\n`);
   });
 });
