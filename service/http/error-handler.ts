@@ -97,8 +97,15 @@ export function createClientErrorHandler() {
           ? [431, plainErrorBody('Request header fields too large')]
           : [400, invalidParamsBody('the request is not valid HTTP/1.1')];
     this.log.debug({ code: error.code, statusCode: status }, 'client error on the connection');
-    // As Node does without a handler: never write into a response that has already started.
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inFlight != null && inFlight.req.complete && !inFlight.writableFinished) {
+      // The bad bytes came after a whole request (pipelined) that is still being answered: it was classified and
+      // maybe queued, so it gets its own answer, and the connection closes after it instead of a 400 in its place.
+      if (!inFlight.headersSent) inFlight.setHeader('connection', 'close');
+      inFlight.once('close', () => socket.destroy());
+      return;
+    }
+    // As Node does without a handler: never write into a response that has already started.
     if (socket.writable && inFlight?.headersSent !== true) {
       const json = JSON.stringify(body);
       socket.write(

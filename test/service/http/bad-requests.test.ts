@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { KEY, ORIGIN, testApp, verifyBody } from '../helpers.ts';
+import { captureLogger, KEY, ORIGIN, testApp, UUID_V4, verifyBody } from '../helpers.ts';
 import { rawRequest } from './raw-http.ts';
 
 let app: FastifyInstance | undefined;
@@ -80,5 +80,24 @@ describe('malformed HTTP (answered by the clientErrorHandler)', () => {
     const json = JSON.parse(res.body) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual(['error']);
     expect(json.error).toMatch(SPEC_400);
+  });
+});
+
+describe('malformed bytes after a whole request on the same connection', () => {
+  it('leave that request its own answer, and the connection closes after it', async () => {
+    // Before, the first request was classified (and could be queued for review) but its answer was the second's 400.
+    const logs = captureLogger();
+    app = await testApp({ logger: logs.logger });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const body = JSON.stringify(verifyBody());
+    const res = await rawRequest(
+      app,
+      `POST /v1/verify HTTP/1.1\r\nHost: localhost\r\nOrigin: https://example.com\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}BOGUS\r\n\r\n`,
+    );
+    expect(res.closed).toBe(true);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers).toMatch(/^connection: close$/im);
+    expect(JSON.parse(res.body)).toMatchObject({ status: 'legitimate', submissionId: expect.stringMatching(UUID_V4) });
+    expect(logs.lines.filter((l) => l.msg === 'verify')).toHaveLength(1);
   });
 });
