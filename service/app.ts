@@ -12,6 +12,7 @@ import drain from './plugins/drain.ts';
 import health from './plugins/health.ts';
 import metrics from './plugins/metrics.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
+import { CONSOLE_PREFIX } from './review/console-headers.ts';
 import type { RateLimiter, RateRule } from './rate-limit/types.ts';
 import type { ReviewSink } from './review/job-schema.ts';
 import type { TenantsSource } from './tenants/store.ts';
@@ -103,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps: { tenants: deps.tenants, limiter: rateLimiter, keyGuard, model, reviewSink: deps.reviewSink, log: app.log },
     maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
   });
-  if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: '/review' });
+  if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: CONSOLE_PREFIX });
 
   model.loaded.then(
     (c) => app.metrics.model.set({ version: c.modelVersion, feature_version: c.featureVersion }, 1),

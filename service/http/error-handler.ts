@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CONSOLE_HEADERS, isConsolePath } from '../review/console-headers.ts';
 import type { OutcomeLabel } from '../verify/outcome.ts';
 import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from './bodies.ts';
 import { describeInvalid } from './describe-invalid.ts';
@@ -74,6 +75,12 @@ type ErrorHandler = ReturnType<typeof createErrorHandler>;
  */
 export function createFrameworkErrorHandler(errorHandler: ErrorHandler) {
   return function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    request.log.info({ code: error.code, statusCode: 400 }, 'URL not decodable');
+    if (isConsolePath(request.raw.url ?? '')) {
+      // The console's own headers and no CORS, as for every other answer under /review.
+      void reply.code(400).headers(CONSOLE_HEADERS).send(plainErrorBody('Bad request: the URL is not valid (bad percent-encoding in the path)'));
+      return;
+    }
     reply.header('vary', 'Origin');
     const origin = request.headers.origin;
     if (origin !== undefined) reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', 'Retry-After');

@@ -8,6 +8,7 @@ import { repoRoot } from '../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
 import { labelSchema } from './records.ts';
 import type { SessionStore } from './sessions.ts';
+import { CONSOLE_HEADERS } from './console-headers.ts';
 import { SignInGuard } from './sign-in-guard.ts';
 import type { ReviewStore } from './store.ts';
 
@@ -18,10 +19,7 @@ export const SESSION_COOKIE = 'fg_review';
 /** State-changing calls must carry this header (and a JSON body): a cross-site form can send neither. */
 export const CSRF_HEADER = 'x-formguard-review';
 
-/** Strict: scripts and styles only from this origin, as files; nothing inline, no frames, no plugins. */
-export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export { CONSOLE_CSP } from './console-headers.ts';
 
 export interface ReviewRoutesOptions {
   readonly store: ReviewStore;
@@ -73,11 +71,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     const guard = new SignInGuard();
 
     app.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', CONSOLE_CSP);
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('referrer-policy', 'no-referrer');
-      reply.header('x-frame-options', 'DENY');
-      reply.header('cache-control', 'no-store');
+      reply.headers(CONSOLE_HEADERS);
       return payload;
     });
 

@@ -161,3 +161,14 @@ describe('from a verify request to the console', () => {
     expect((await f.review.store.listPending('acme', {}, 0, 200)).some((i) => i.submissionId === cleanId)).toBe(false);
   });
 });
+
+describe('a console URL the router cannot decode', () => {
+  it('gets a 400 with the console\'s headers and no CORS, not the verify endpoint\'s answer', async () => {
+    const res = await f.app.inject({ method: 'GET', url: '/review/api/items/%zz', headers: { origin: 'https://evil.example' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: 'Bad request: the URL is not valid (bad percent-encoding in the path)' });
+    expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
