@@ -83,7 +83,11 @@ export async function loadClassifier(opts: LoadOptions): Promise<LinearClassifie
   const version = opts.version ?? versions[versions.length - 1];
   if (!version) throw new ModelLoadError(`no model versions in ${opts.modelsDir} (run \`npm run train\`)`);
   if (!versions.includes(version)) throw new ModelLoadError(`model version ${version} not found in ${opts.modelsDir} (have: ${versions.join(', ') || 'none'})`);
-  const dir = path.join(opts.modelsDir, version);
+  return loadModelFolder(path.join(opts.modelsDir, version));
+}
+
+/** One model folder (manifest.json, model.json, weights.bin), whatever its name: `npm run evaluate -- --model <folder>`. */
+export async function loadModelFolder(dir: string): Promise<LinearClassifier> {
   const manifest = await readManifest(dir);
   checkFeatureVersion(manifest);
   const extractor = new FeatureExtractor(manifest.featureSettings);
@@ -100,7 +104,7 @@ async function readScorer(dir: string, dimension: number): Promise<LinearScorer>
     throw new ModelLoadError(`${path.join(dir, 'model.json')} is not a TF.js layers model this service reads (float32, hashed layer optionally uint8-quantized): ${(e as Error).message}`);
   }
   const group = modelJson.weightsManifest[0] as z.infer<typeof modelJsonSchema>['weightsManifest'][number];
-  const buffers = await Promise.all(group.paths.map((p) => readFile(path.join(dir, path.basename(p)))));
+  const buffers = await Promise.all(group.paths.map((p) => readWeightsFile(path.join(dir, path.basename(p)))));
   const bytes = Buffer.concat(buffers);
   const arrays = new Map<string, HashedWeights>();
   let offset = 0;
@@ -121,4 +125,13 @@ async function readScorer(dir: string, dimension: number): Promise<LinearScorer>
   const weights = find('hashed_weights/embeddings');
   if (weights.table.length !== dimension) throw new ModelLoadError(`${dir}: ${weights.table.length} hashed weights, the feature settings need ${dimension}`);
   return new LinearScorer(weights, dequantize(find('output/kernel'))[0] as number, dequantize(find('output/bias'))[0] as number);
+}
+
+async function readWeightsFile(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelLoadError(`${file} is missing (model.json lists it)`);
+    throw new ModelLoadError(`cannot read ${file}: ${(e as Error).message}`);
+  }
 }

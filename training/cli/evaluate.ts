@@ -1,44 +1,92 @@
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadClassifier } from '../../service/classifier/load.ts';
+import { listModelVersions, loadModelFolder } from '../../service/classifier/load.ts';
 import { ModelLoadError } from '../../service/classifier/errors.ts';
+import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
+import type { BinaryMetrics } from '../../service/classifier/manifest.ts';
+import { parseFlags, UsageError } from './usage.ts';
 import { DataError, latestLabels, loadLabelledFile } from '../data/loaders.ts';
 import { evaluate } from '../model/metrics.ts';
 
-const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...]
-Scores labelled files (JSON Lines of records or form records, the YouTube CSV format, the SMS TSV format)
-with a model and prints precision, recall, F1, false-positive rate, ROC-AUC and calibration error.`;
+const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...] [--json]
+Scores labelled files (JSON Lines of records or form records (.jsonl, .ndjson), the YouTube CSV format (.csv),
+the SMS TSV format (.tsv, .txt)) with a model and prints precision, recall, F1, false-positive rate, ROC-AUC and
+calibration error per source (a file's name is its source); n/a where a figure is undefined (no spam, no
+legitimate records, nothing flagged). --json prints the same figures as JSON.`;
 
-const { values } = parseArgs({
-  options: { model: { type: 'string' }, data: { type: 'string', multiple: true }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-});
-if (values.help || !values.model || !values.data?.length) {
-  console.log(HELP);
-  process.exit(values.help ? 0 : 2);
+function parseCommandLine(argv: string[]) {
+  return parseFlags(argv, { model: { type: 'string' }, data: { type: 'string', multiple: true }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } });
 }
 
-try {
-  const dir = path.resolve(values.model);
-  const classifier = await loadClassifier({ modelsDir: path.dirname(dir), version: path.basename(dir) });
+/** A model folder by its path, whatever its name; a folder of versions is named as such, with the newest to pass. */
+async function loadModel(arg: string): Promise<LinearClassifier> {
+  const dir = path.resolve(arg);
+  if (existsSync(path.join(dir, 'manifest.json'))) return loadModelFolder(dir);
+  if (!existsSync(dir)) {
+    const siblings = await listModelVersions(path.dirname(dir)).catch(() => []);
+    throw new ModelLoadError(`model folder not found: ${dir}${siblings.length ? ` (${path.dirname(arg)} has: ${siblings.join(', ')})` : ''}`);
+  }
+  if (!statSync(dir).isDirectory()) throw new ModelLoadError(`${dir} is a file; --model takes a model folder`);
+  const newest = (await listModelVersions(dir)).at(-1);
+  if (newest) throw new ModelLoadError(`${arg} is a folder of model versions; pass one, e.g. --model ${path.join(arg, newest)} (the newest)`);
+  throw new ModelLoadError(`${dir} is not a model folder (no manifest.json)`);
+}
+
+/** A ratio is undefined when its denominator is empty; shown as n/a rather than a 0 that reads as a result. */
+function cell(defined: boolean, text: string, width: number): string {
+  return (defined ? text : 'n/a').padEnd(width);
+}
+
+function row(name: string, m: BinaryMetrics): string {
+  const hasSpam = m.spam > 0;
+  return [
+    name.padEnd(16),
+    String(m.n).padStart(5),
+    String(m.spam).padStart(5),
+    ' ' + cell(m.tp + m.fp > 0, m.precision.toFixed(3), 10),
+    cell(hasSpam, m.recall.toFixed(3), 7),
+    cell(hasSpam, m.f1.toFixed(3), 6),
+    (m.legitimate > 0 ? `${(100 * m.fpr).toFixed(2)}%` : 'n/a').padStart(7),
+    ' ' + (m.rocAuc?.toFixed(4) ?? 'n/a'),
+  ].join('  ');
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values } = parseCommandLine(argv);
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  if (!values.model || !values.data?.length) throw new UsageError(`${values.model ? '--data' : '--model'} is required`);
+  const classifier = await loadModel(values.model);
+  const perFile = values.data.map((file) => {
+    const records = loadLabelledFile(path.resolve(file));
+    // Scored, an empty file would print a row of zeros that reads like a result.
+    if (records.length === 0) throw new DataError(`no labelled records in ${file}`);
+    return records;
+  });
   // An exported labels file holds a line per relabel: score each submission once, by its newest label, as training does.
-  const records = latestLabels(values.data.flatMap((file) => loadLabelledFile(path.resolve(file))));
+  const records = latestLabels(perFile.flat());
   const scored = records.map((r) => ({ source: r.source, label: (r.label === 'spam' ? 1 : 0) as 0 | 1, p: classifier.spamProbability(r.fields) }));
   const result = evaluate(scored, classifier.manifest.threshold);
   if (values.json) {
     console.log(JSON.stringify({ model: classifier.modelVersion, threshold: classifier.manifest.threshold, ...result }, null, 2));
-  } else {
-    console.log(`model ${classifier.modelVersion}, threshold ${classifier.manifest.threshold.toFixed(4)}, ECE ${result.ece.toFixed(4)}`);
-    console.log('source            n      spam   precision  recall   F1      FPR      ROC-AUC');
-    for (const [name, m] of [['all', result.overall], ...Object.entries(result.bySource)] as const) {
-      console.log(
-        `${name.padEnd(16)}  ${String(m.n).padStart(5)}  ${String(m.spam).padStart(5)}   ${m.precision.toFixed(3)}      ${m.recall.toFixed(3)}    ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2).padStart(5)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}`,
-      );
-    }
+    return;
   }
-} catch (e) {
+  console.log(`model ${classifier.modelVersion}, threshold ${classifier.manifest.threshold.toFixed(4)}, ECE ${result.ece.toFixed(4)}`);
+  console.log('source                n   spam   precision   recall   F1          FPR   ROC-AUC');
+  for (const [name, m] of [['all', result.overall], ...Object.entries(result.bySource)] as const) console.log(row(name, m));
+}
+
+run(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    console.error(`evaluate: ${e.message}\n\n${HELP}`);
+    process.exit(2);
+  }
   if (e instanceof ModelLoadError || e instanceof DataError) {
     console.error(`evaluate: ${e.message}`);
     process.exit(2);
   }
-  throw e;
-}
+  console.error(e);
+  process.exit(1);
+});

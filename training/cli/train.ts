@@ -1,18 +1,20 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
+import { parseFlags, UsageError } from './usage.ts';
 import { DataError } from '../data/loaders.ts';
-import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions, type TrainingResult } from '../pipeline.ts';
+import { BACKENDS, BackendError, isBackendName } from '../model/backend.ts';
+import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
                   [--nb-alpha 0.5] [--nb-mix 0.5]
 Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
 manifest.json, report.md) and prints the test metrics. --nb-mix 1 trains plain logistic regression
-instead of NB-LR (naive-Bayes feature scaling).`;
+instead of NB-LR (naive-Bayes feature scaling). Without --backend: tensorflow when @tensorflow/tfjs-node
+is installed, else wasm.`;
 
-const { values } = parseArgs({
-  options: {
+function parseCommandLine(argv: string[]) {
+  return parseFlags(argv, {
     data: { type: 'string', default: 'data' },
     out: { type: 'string', default: 'models' },
     seed: { type: 'string', default: '42' },
@@ -25,73 +27,94 @@ const { values } = parseArgs({
     'nb-mix': { type: 'string', default: String(DEFAULT_NB_SCALING.mix) },
     backend: { type: 'string' },
     help: { type: 'boolean', default: false },
-  },
-});
-if (values.help) {
-  console.log(HELP);
-  process.exit(0);
+  });
 }
 
-function num(name: keyof typeof values, min: number, max: number, integer = false): number {
+type Flags = ReturnType<typeof parseCommandLine>['values'];
+
+function num(values: Flags, name: keyof Flags, min: number, max: number, integer = false): number {
   const v = Number(values[name]);
   if (!Number.isFinite(v) || v < min || v > max || (integer && !Number.isInteger(v))) {
-    console.error(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(values[name])}`);
-    process.exit(2);
+    throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(values[name])}`);
   }
   return v;
+}
+
+function backend(name: string | undefined): string | undefined {
+  if (name !== undefined && !isBackendName(name)) throw new UsageError(`--backend must be one of ${BACKENDS.join('|')}, got ${name}`);
+  return name;
 }
 
 // A progress bar on a terminal, plain lines in CI logs.
 const tty = process.stdout.isTTY === true;
 const bar = tty ? new SingleBar({ format: '{phase} [{bar}] {percentage}% | {value}/{total} batches' }, Presets.shades_classic) : null;
 let barPhase = '';
+// On a terminal the bar stands for the epoch lines; the summaries (records loaded, split sizes) are still printed.
+const EPOCH_LINE = /: epoch \d+\/\d+ /;
 
-const nbMix = num('nb-mix', 0, 1);
-const options: TrainingOptions = {
-  dataDir: path.resolve(values.data),
-  outDir: path.resolve(values.out),
-  seed: num('seed', 0, 2 ** 31, true),
-  epochs: num('epochs', 1, 1000, true),
-  targetFpr: num('target-fpr', 0, 0.5),
-  batchSize: num('batch-size', 1, 4096, true),
-  learningRate: num('learning-rate', 1e-6, 10),
-  l2: num('l2', 0, 1),
-  sourceWeights: DEFAULT_SOURCE_WEIGHTS,
-  nbScaling: nbMix === 1 ? null : { alpha: num('nb-alpha', 1e-6, 1000), mix: nbMix },
-  backend: values.backend,
-  log: (line) => {
-    if (!bar) console.log(line);
-  },
-  progress: (done, total, phase) => {
-    if (!bar) return;
-    if (phase !== barPhase) {
-      if (barPhase) bar.stop();
-      barPhase = phase;
-      bar.start(total, 0, { phase });
-    }
-    bar.update(done, { phase });
-  },
-};
-let result: TrainingResult;
-try {
-  result = await runTraining(options);
-} catch (e) {
+function log(line: string): void {
+  if (bar && EPOCH_LINE.test(line)) return;
+  // Above a running bar: clear its line, print, and its next update redraws it below.
+  if (bar && barPhase) process.stdout.write('\r\x1b[K');
+  console.log(line);
+}
+
+function progress(done: number, total: number, phase: string): void {
+  if (!bar) return;
+  if (phase !== barPhase) {
+    if (barPhase) bar.stop();
+    barPhase = phase;
+    bar.start(total, 0, { phase });
+  }
+  bar.update(done, { phase });
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values } = parseCommandLine(argv);
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const nbMix = num(values, 'nb-mix', 0, 1);
+  const options: TrainingOptions = {
+    dataDir: path.resolve(values.data),
+    outDir: path.resolve(values.out),
+    seed: num(values, 'seed', 0, 2 ** 31, true),
+    epochs: num(values, 'epochs', 1, 1000, true),
+    targetFpr: num(values, 'target-fpr', 0, 0.5),
+    batchSize: num(values, 'batch-size', 1, 4096, true),
+    learningRate: num(values, 'learning-rate', 1e-6, 10),
+    l2: num(values, 'l2', 0, 1),
+    sourceWeights: DEFAULT_SOURCE_WEIGHTS,
+    nbScaling: nbMix === 1 ? null : { alpha: num(values, 'nb-alpha', 1e-6, 1000), mix: nbMix },
+    backend: backend(values.backend),
+    log,
+    progress,
+  };
+  const result = await runTraining(options);
   bar?.stop();
-  // Caught here: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.
-  if (e instanceof DataError) {
+  const t = result.manifest.metrics.test;
+  const b = result.manifest.baseline.test;
+  console.log(`\nexported ${path.relative(process.cwd(), result.dir)} in ${result.manifest.trainingSeconds} s`);
+  console.log(`threshold ${result.manifest.threshold.toFixed(4)} (target FPR ${result.manifest.targetFpr}), test ECE ${t.ece.toFixed(4)}`);
+  console.log('test split        F1      FPR     ROC-AUC   (baseline F1 / FPR)');
+  for (const [name, m] of [['all', t.overall], ...Object.entries(t.bySource)] as const) {
+    const bm = name === 'all' ? b.overall : b.bySource[name];
+    console.log(`  ${name.padEnd(14)}  ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}    (${bm?.f1.toFixed(3)} / ${bm ? (100 * bm.fpr).toFixed(2) : '?'}%)`);
+  }
+}
+
+// Caught here: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.
+run(process.argv.slice(2)).catch((e: unknown) => {
+  bar?.stop();
+  if (e instanceof UsageError) {
+    console.error(`train: ${e.message}\n\n${HELP}`);
+    process.exit(2);
+  }
+  if (e instanceof DataError || e instanceof BackendError) {
     console.error(`train: ${e.message}`);
     process.exit(2);
   }
   console.error(e);
   process.exit(1);
-}
-bar?.stop();
-const t = result.manifest.metrics.test;
-const b = result.manifest.baseline.test;
-console.log(`\nexported ${path.relative(process.cwd(), result.dir)} in ${result.manifest.trainingSeconds} s`);
-console.log(`threshold ${result.manifest.threshold.toFixed(4)} (target FPR ${result.manifest.targetFpr}), test ECE ${t.ece.toFixed(4)}`);
-console.log('test split        F1      FPR     ROC-AUC   (baseline F1 / FPR)');
-for (const [name, m] of [['all', t.overall], ...Object.entries(t.bySource)] as const) {
-  const bm = name === 'all' ? b.overall : b.bySource[name];
-  console.log(`  ${name.padEnd(14)}  ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}    (${bm?.f1.toFixed(3)} / ${bm ? (100 * bm.fpr).toFixed(2) : '?'}%)`);
-}
+});

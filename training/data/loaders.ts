@@ -1,8 +1,9 @@
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse } from 'csv-parse/sync';
+import { CsvError, parse } from 'csv-parse/sync';
+import type { z } from 'zod';
 import { decodeHtmlText } from './html-text.ts';
-import { exportedLabelSchema, formRecordSchema, recordSchema, type LabelledRecord } from './record.ts';
+import { exportedLabelSchema, formRecordSchema, recordLineSchema, type LabelledRecord } from './record.ts';
 
 /** How much a moderator's label weighs: correcting the model teaches more than agreeing with it. */
 export const LABEL_WEIGHTS = { contradicts: 3, confirms: 1 } as const;
@@ -13,7 +14,14 @@ export class DataError extends Error {
 
 /** YouTube Spam Collection CSV (DATE?, CONTENT, CLASS 1 = spam). */
 export function loadYoutubeCsv(file: string, source = 'youtube'): LabelledRecord[] {
-  const rows = parse(readFileSync(file), { columns: true, bom: true, skip_empty_lines: true }) as Record<string, string>[];
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(readFileSync(file), { columns: true, bom: true, skip_empty_lines: true }) as Record<string, string>[];
+  } catch (e) {
+    // csv-parse's message already says which line; without the file's name it does not say where.
+    if (e instanceof CsvError) throw new DataError(`${file}: ${e.message} (expected the YouTube CSV format: DATE?,CONTENT,CLASS)`);
+    throw e;
+  }
   const base = path.basename(file, '.csv');
   return rows.map((r, i) => {
     if (r.CONTENT === undefined || (r.CLASS !== '0' && r.CLASS !== '1')) throw new DataError(`${file}: row ${i + 2} lacks CONTENT or a CLASS of 0/1`);
@@ -34,7 +42,27 @@ export function loadSmsTsv(file: string, source = 'sms'): LabelledRecord[] {
   return out;
 }
 
-/** JSON Lines of one of: the common record, a hand-written form record, or an exported moderator label. */
+/** One zod issue as a line of an error message: the field, then what is wrong with it. */
+function describeIssue(issue: z.core.$ZodIssue | undefined, raw: unknown): string {
+  if (!issue) return 'unknown record shape';
+  const field = issue.path.join('.') || 'record';
+  let value: unknown = raw;
+  for (const key of issue.path) value = typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+  if (issue.code === 'invalid_value') return `${field}: expected ${issue.values.map((v) => JSON.stringify(v)).join(' or ')}`;
+  if (issue.code === 'invalid_type' && value === undefined) return `${field}: missing (expected ${issue.expected})`;
+  return `${field}: ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}`;
+}
+
+/** A line with a submissionId or labelledAt and no id is a moderator's label, and is checked as one. */
+function looksLikeLabel(raw: unknown): boolean {
+  if (typeof raw !== 'object' || raw === null || 'id' in raw) return false;
+  return 'submissionId' in raw || 'labelledAt' in raw;
+}
+
+/**
+ * JSON Lines of one of: the common record, a hand-written form record, or an exported moderator label. Every record
+ * takes `source`, whatever a line's own source field says.
+ */
 export function loadJsonl(file: string, source: string): LabelledRecord[] {
   const out: LabelledRecord[] = [];
   readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
@@ -45,8 +73,9 @@ export function loadJsonl(file: string, source: string): LabelledRecord[] {
     } catch {
       throw new DataError(`${file}: line ${i + 1} is not valid JSON`);
     }
-    const label = exportedLabelSchema.safeParse(raw);
-    if (label.success) {
+    if (looksLikeLabel(raw)) {
+      const label = exportedLabelSchema.safeParse(raw);
+      if (!label.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(label.error.issues[0], raw)}`);
       const l = label.data;
       const contradicts = l.modelStatus !== undefined && l.modelStatus !== l.label;
       out.push({ id: `label:${l.submissionId}`, source, label: l.label, fields: l.fields, weight: contradicts ? LABEL_WEIGHTS.contradicts : LABEL_WEIGHTS.confirms, labelledAt: l.labelledAt });
@@ -57,22 +86,37 @@ export function loadJsonl(file: string, source: string): LabelledRecord[] {
       out.push({ id: form.data.id, source, label: form.data.label, fields: form.data.fields, weight: 1 });
       return;
     }
-    const rec = recordSchema.safeParse(raw);
-    if (!rec.success) throw new DataError(`${file}: line ${i + 1}: ${rec.error.issues[0]?.message ?? 'unknown record shape'}`);
-    out.push(rec.data);
+    const rec = recordLineSchema.safeParse(raw);
+    if (!rec.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(rec.error.issues[0], raw)}`);
+    out.push({ ...rec.data, source });
   });
   return out;
 }
 
-/** Any labelled file by its extension; used by `npm run evaluate`. */
+/** How each labelled file is read, by extension. */
+const READERS: Readonly<Record<string, (file: string, source: string) => LabelledRecord[]>> = {
+  '.csv': loadYoutubeCsv,
+  '.tsv': loadSmsTsv,
+  '.txt': loadSmsTsv,
+  '.jsonl': loadJsonl,
+  '.ndjson': loadJsonl,
+};
+
+/** What a data folder reads: not .txt, which is where its folders keep their provenance notes (SOURCE.txt). */
+const DATA_DIR_EXTENSIONS: readonly string[] = ['.csv', '.tsv', '.jsonl', '.ndjson'];
+
+function listExtensions(exts: readonly string[]): string {
+  return `${exts.slice(0, -1).join(', ')} or ${exts.at(-1)}`;
+}
+
+/** Any labelled file by its extension; used by `npm run evaluate`. Its records' source is the file's name unless given. */
 export function loadLabelledFile(file: string, source?: string): LabelledRecord[] {
-  if (!existsSync(file) || !statSync(file).isFile()) throw new DataError(`data file not found: ${file}`);
+  if (!existsSync(file)) throw new DataError(`data file not found: ${file}`);
+  if (statSync(file).isDirectory()) throw new DataError(`${file} is a directory, not a data file: give each file in it with its own --data`);
   const ext = path.extname(file).toLowerCase();
-  const name = source ?? path.basename(file, ext);
-  if (ext === '.csv') return loadYoutubeCsv(file, name);
-  if (ext === '.tsv' || ext === '.txt') return loadSmsTsv(file, name);
-  if (ext === '.jsonl' || ext === '.ndjson') return loadJsonl(file, name);
-  throw new DataError(`${file}: unknown format (expected .csv, .tsv or .jsonl)`);
+  const read = READERS[ext];
+  if (!read) throw new DataError(`${file}: unknown format (expected ${listExtensions(Object.keys(READERS))})`);
+  return read(file, source ?? path.basename(file, path.extname(file)));
 }
 
 export interface LoadedData {
@@ -82,8 +126,8 @@ export interface LoadedData {
 }
 
 /**
- * The repo's data folder: youtube/*.csv, sms/*.tsv, forms/*.jsonl and the moderators' labels/*.jsonl.
- * The source of a record is its folder's name.
+ * The repo's data folder: youtube/*.csv, sms/*.tsv, forms/*.jsonl and the moderators' labels/*.jsonl (.ndjson is
+ * read as .jsonl). The source of a record is its folder's name.
  */
 export function loadDataDir(dir: string): LoadedData {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new DataError(`data folder not found: ${dir}`);
@@ -93,7 +137,7 @@ export function loadDataDir(dir: string): LoadedData {
     const folder = path.join(dir, sub);
     if (!statSync(folder).isDirectory()) continue;
     for (const f of readdirSync(folder).sort()) {
-      if (!/\.(csv|tsv|jsonl)$/i.test(f)) continue;
+      if (!DATA_DIR_EXTENSIONS.includes(path.extname(f).toLowerCase())) continue;
       const file = path.join(folder, f);
       const loaded = loadLabelledFile(file, sub);
       records.push(...loaded);

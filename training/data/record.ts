@@ -18,7 +18,13 @@ export type LabelledRecord = z.infer<typeof recordSchema>;
  * A moderator's label as `npm run labels:export` writes it to data/labels/*.jsonl; the model's verdict and the
  * moderator may be missing from hand-made label files (submissionId, formId, label, fields and labelledAt suffice).
  */
-export const exportedLabelSchema = exportedByService.partial({ moderatorId: true, modelStatus: true, modelConfidence: true });
+export const exportedLabelSchema = exportedByService.partial({ moderatorId: true, modelStatus: true, modelConfidence: true }).extend({
+  // Hand-made files may write local time with an offset; labels are compared with Date.parse, which reads both.
+  labelledAt: z.iso.datetime({ offset: true }),
+});
+
+/** A common record as a JSON Lines file holds it: its folder (or, for `npm run evaluate`, its file) names the source. */
+export const recordLineSchema = recordSchema.partial({ source: true });
 
 /** A hand-written form submission in data/forms/*.jsonl. */
 export const formRecordSchema = z.object({

@@ -1,21 +1,9 @@
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../service/config/env.ts';
+import { cli } from './run-cli.ts';
 
-const run = promisify(execFile);
-
-async function cli(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], { cwd: repoRoot });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 const bundledModel = path.join('models', readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '');
 const missing = path.join(repoRoot, 'test/fixtures/training/does-not-exist');

@@ -1,0 +1,103 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../../service/config/env.ts';
+import { cli, type CliResult } from './run-cli.ts';
+
+const evaluate = (args: string[]): Promise<CliResult> => cli('training/cli/evaluate.ts', args);
+
+const newest = readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '';
+const bundledModel = path.join('models', newest);
+const tmp = mkdtempSync(path.join(tmpdir(), 'formguard-evaluate-cli-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const p = path.join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+// The fixture's form records, which the bundled model scores right: spam flagged, legitimate not.
+const forms = readFileSync(path.join(repoRoot, 'test/fixtures/training/forms/mini.jsonl'), 'utf8').split('\n').filter(Boolean);
+const spamOnly = file('spam-only.jsonl', `${forms.filter((l) => l.includes('"label":"spam"')).slice(0, 3).join('\n')}\n`);
+const legitOnly = file('legit-only.jsonl', `${forms.filter((l) => l.includes('"label":"legitimate"')).slice(0, 3).join('\n')}\n`);
+
+describe('npm run evaluate on one-class files', () => {
+  it('prints n/a for the figures that class leaves undefined', async () => {
+    const r = await evaluate(['--model', bundledModel, '--data', spamOnly, '--data', legitOnly]);
+    expect(r.code).toBe(0);
+    const rows = r.stdout.split('\n');
+    // No legitimate records: no false-positive rate.
+    expect(rows.find((l) => l.startsWith('spam-only'))).toMatch(/^spam-only\s+3\s+3\s+1\.000\s+1\.000\s+1\.000\s+n\/a\s+n\/a$/);
+    // No spam: no recall or F1; nothing flagged: no precision.
+    expect(rows.find((l) => l.startsWith('legit-only'))).toMatch(/^legit-only\s+3\s+0\s+n\/a\s+n\/a\s+n\/a\s+0\.00%\s+n\/a$/);
+  }, 60_000);
+
+  it('keeps the --json figures numeric, and --help mentions --json', async () => {
+    const r = await evaluate(['--model', bundledModel, '--data', legitOnly, '--json']);
+    const json = JSON.parse(r.stdout) as { overall: Record<string, unknown> };
+    expect(json.overall).toMatchObject({ n: 3, spam: 0, precision: 0, recall: 0, f1: 0, fpr: 0, rocAuc: null });
+    expect((await evaluate(['--help'])).stdout).toContain('--json');
+  }, 60_000);
+});
+
+describe('npm run evaluate on a file without records', () => {
+  it.each(['empty.jsonl', 'empty.csv', 'empty.tsv'])('%s: says so and exits 2 instead of printing zeros', async (name) => {
+    const p = file(name, name.endsWith('.csv') ? 'DATE,CONTENT,CLASS\n' : '');
+    const r = await evaluate(['--model', bundledModel, '--data', p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`evaluate: no labelled records in ${p}`);
+    expect(r.stdout).toBe('');
+  }, 60_000);
+});
+
+describe('npm run evaluate on a CSV file csv-parse cannot read', () => {
+  it('names the file and line in one line and exits 2', async () => {
+    const p = file('unclosed.csv', 'DATE,CONTENT,CLASS\n2014,"an unclosed quote,1\n2014,fine,0\n');
+    const r = await evaluate(['--model', bundledModel, '--data', p]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(new RegExp(`^evaluate: ${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: Quote Not Closed: .* at line 3 `));
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('npm run evaluate with a bad command line', () => {
+  it('names an unknown flag, prints the usage and exits 2', async () => {
+    const r = await evaluate(['--jsn']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe("evaluate: Unknown option '--jsn'");
+    expect(r.stderr).toContain('npm run evaluate -- --model models/<version>');
+  }, 60_000);
+});
+
+describe('npm run evaluate --model and --data paths', () => {
+  it('loads a model folder whatever its name', async () => {
+    const copy = path.join(tmp, 'mycopy');
+    cpSync(path.join(repoRoot, bundledModel), copy, { recursive: true });
+    const r = await evaluate(['--model', copy, '--data', spamOnly]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`model ${newest},`);
+  }, 60_000);
+
+  it('names the newest version when given the folder of versions', async () => {
+    const r = await evaluate(['--model', 'models', '--data', spamOnly]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`evaluate: models is a folder of model versions; pass one, e.g. --model ${path.join('models', newest)} (the newest)`);
+  }, 60_000);
+
+  it('says a --data directory is a directory', async () => {
+    const r = await evaluate(['--model', bundledModel, '--data', tmp]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`evaluate: ${tmp} is a directory, not a data file: give each file in it with its own --data`);
+  }, 60_000);
+
+  it('names a missing weights file in one line and exits 2', async () => {
+    const broken = path.join(tmp, 'no-weights');
+    cpSync(path.join(repoRoot, bundledModel), broken, { recursive: true });
+    rmSync(path.join(broken, 'weights.bin'));
+    const r = await evaluate(['--model', broken, '--data', spamOnly]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`evaluate: ${path.join(broken, 'weights.bin')} is missing (model.json lists it)`);
+  }, 60_000);
+});

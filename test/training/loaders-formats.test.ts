@@ -1,0 +1,81 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DataError, loadDataDir, loadLabelledFile } from '../../training/data/loaders.ts';
+
+const SUBMISSION = '0b8f6a52-4c1e-4d8e-9a57-2f3c1d9e7b10';
+const GOOD_LABEL = { submissionId: SUBMISSION, formId: 'contact', label: 'spam', fields: { message: 'cheap backlinks' }, labelledAt: '2026-11-20T09:00:00.000Z' };
+let dir = '';
+
+/** A data folder of `folder/file` → lines. */
+function dataDir(files: Record<string, string[]>): string {
+  dir = mkdtempSync(path.join(tmpdir(), 'formguard-loaders-'));
+  for (const [name, lines] of Object.entries(files)) {
+    mkdirSync(path.join(dir, path.dirname(name)), { recursive: true });
+    writeFileSync(path.join(dir, name), lines.length ? `${lines.join('\n')}\n` : '');
+  }
+  return dir;
+}
+
+function labelLine(overrides: object): string {
+  return JSON.stringify({ ...GOOD_LABEL, ...overrides });
+}
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a malformed moderator label line', () => {
+  it.each([
+    [{ label: 'ham' }, 'label: expected "spam" or "legitimate"'],
+    [{ submissionId: 'abc-123' }, 'submissionId: invalid UUID'],
+    [{ modelConfidence: 1.5 }, 'modelConfidence: too big: expected number to be <=1'],
+    [{ formId: undefined }, 'formId: missing (expected string)'],
+  ])('names the label field at fault (%o), not the generic record\'s id', (bad, message) => {
+    const root = dataDir({ 'labels/2026-11-20.jsonl': [labelLine(bad)] });
+    const file = path.join(root, 'labels/2026-11-20.jsonl');
+    expect(() => loadDataDir(root)).toThrow(new DataError(`${file}: line 1: ${message}`));
+  });
+
+  it('accepts a labelledAt with a UTC offset and orders relabels by the instant it names', () => {
+    // 09:30+01:00 is 08:30Z: the later line is the older label, so the Z line's "spam" stays.
+    const root = dataDir({
+      'labels/a.jsonl': [labelLine({ label: 'spam', labelledAt: '2026-11-20T09:00:00Z' }), labelLine({ label: 'legitimate', labelledAt: '2026-11-20T09:30:00+01:00' })],
+    });
+    expect(loadDataDir(root).records.map((r) => r.label)).toEqual(['spam']);
+  });
+});
+
+describe('a record\'s source under a data folder', () => {
+  it('is the folder\'s name, whatever the line\'s own source field says', () => {
+    const root = dataDir({
+      'forms/extra.jsonl': [
+        JSON.stringify({ id: 'r1', source: 'web', label: 'spam', fields: { message: 'cheap backlinks' } }),
+        // With the folder deciding, a line need not repeat its source.
+        JSON.stringify({ id: 'r2', label: 'legitimate', fields: { message: 'is the workshop still open?' } }),
+      ],
+    });
+    expect(loadDataDir(root).records.map((r) => r.source)).toEqual(['forms', 'forms']);
+  });
+});
+
+describe('file extensions', () => {
+  it('reads .ndjson in a data folder as JSON Lines', () => {
+    const root = dataDir({ 'labels/a.ndjson': [labelLine({})] });
+    expect(loadDataDir(root).files.map((f) => path.basename(f.path))).toEqual(['a.ndjson']);
+  });
+
+  it('lists every accepted extension when a file has none of them', () => {
+    const root = dataDir({ 'forms/notes.md': ['# notes'] });
+    const file = path.join(root, 'forms/notes.md');
+    expect(() => loadLabelledFile(file)).toThrow(`${file}: unknown format (expected .csv, .tsv, .txt, .jsonl or .ndjson)`);
+  });
+});
+
+describe('a CSV file csv-parse cannot read', () => {
+  it('is a DataError naming the file and the line', () => {
+    const root = dataDir({ 'youtube/broken.csv': ['DATE,CONTENT,CLASS', '2014,"an unclosed quote,1', '2014,fine,0'] });
+    const file = path.join(root, 'youtube/broken.csv');
+    expect(() => loadDataDir(root)).toThrow(DataError);
+    expect(() => loadDataDir(root)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: Quote Not Closed: .* at line 3 `));
+  });
+});
