@@ -120,16 +120,31 @@ function groupId(f: Features, g: number): string {
   return g === G_LINKS ? 'links' : g === G_EMAIL ? 'email' : 'wording';
 }
 
+/**
+ * A link's or an address's domain ('.com', 'ac.uk') when the group also names a host that ends with it
+ * ('shop.com', 'ucl.ac.uk'): the same link, not a second one.
+ */
+function coveredDomain(g: number, j: number): boolean {
+  const name = named.name[j] as string;
+  const suffix = name.charCodeAt(0) === 0x2e ? name : `.${name}`;
+  for (let k = 0; k < named.count; k++) {
+    if (k !== j && named.group[k] === g && (named.name[k] as string).endsWith(suffix)) return true;
+  }
+  return false;
+}
+
 /** The group's strongest named features, quoted: "'backlinks', 'rank'"; equal values keep their naming order. */
-function quoted(g: number): string {
+function quoted(g: number): { text: string; count: number } {
   let out = '';
   let taken = 0;
   let last = Infinity;
   let lastJ = -1;
+  const domains = g === G_LINKS || g === G_EMAIL;
   for (; taken < WORDS_PER_SIGNAL; taken++) {
     let best = -1;
     for (let j = 0; j < named.count; j++) {
       if (named.group[j] !== g) continue;
+      if (domains && coveredDomain(g, j)) continue;
       const v = named.value[j] as number;
       // Entries already taken rank above (last, lastJ) in (value desc, order asc).
       if (v > last || (v === last && j <= lastJ)) continue;
@@ -140,21 +155,26 @@ function quoted(g: number): string {
     last = named.value[best] as number;
     lastJ = best;
   }
-  return out;
+  return { text: out, count: taken };
 }
 
 function phrase(g: number, f: Features, status: Status): string {
   if (g >= G_STRUCTURE) return describeStructure(f.structure[g - G_STRUCTURE] as string, f.facts);
-  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${quoted(g)})` : `wording typical of genuine messages (${quoted(g)})`;
-  if (g === G_LINKS) return status === 'spam' ? `links to ${quoted(g)}` : `links to ${quoted(g)}, which genuine senders use`;
-  if (g === G_EMAIL) return `an email address at ${quoted(g)}`;
+  const q = quoted(g);
+  if (g === G_WORDING) return status === 'spam' ? `spam-typical wording (${q.text})` : `wording typical of genuine messages (${q.text})`;
+  if (g === G_LINKS) {
+    const links = q.count === 1 && f.facts.links <= 1 ? `a link to ${q.text}` : `links to ${q.text}`;
+    return status === 'spam' ? links : `${links}, which genuine senders use`;
+  }
+  if (g === G_EMAIL) return q.count === 1 ? `an email address at ${q.text}` : `email addresses at ${q.text}`;
   const role = ROLE_GROUPS[g - G_ROLE];
-  return `${quoted(g)} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
+  return `${q.text} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
 }
 
 /** "Likely spam (0.97): 3 links in the message, ..., and a link in the name field." */
 export function sentence(status: Status, confidence: number, signals: readonly Signal[]): string {
-  const head = `Likely ${status} (${confidence.toFixed(2)})`;
+  // Under 0.5 (a legitimate verdict whose spam probability is above one half but under the threshold), "likely" would be false.
+  const head = `${confidence < 0.5 ? 'Borderline' : 'Likely'} ${status} (${confidence.toFixed(2)})`;
   if (signals.length === 0) return `${head}: no single signal stands out; the score stays near the model's base rate.`;
   const parts = signals.map((s) => s.text);
   const last = parts.pop() as string;

@@ -241,7 +241,10 @@ export class FeatureExtractor {
     const sameLength = text.length === lower.length;
     const n = lower.length;
     this.linkEnd = 0;
-    if (role === 'message') f.messageChars += n;
+    if (role === 'message') {
+      f.messageChars += n;
+      f.messageFields++;
+    }
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
     // Counters live in locals for the loop and are written back once: property stores per character cost more.

@@ -72,7 +72,11 @@ export function describeStructure(id: string, f: Facts): string {
   if (id.startsWith('digits=')) return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
   if (id.startsWith('symbols=')) return id === 'symbols=few' ? 'few symbols' : 'many symbols and punctuation marks';
   if (id.startsWith('script:')) return `${id.slice(7)} script`;
-  if (id.startsWith('length=')) return f.messageChars === 0 ? 'no message text' : `a ${lengthWord(f.messageChars)} message (${f.messageChars} ${f.messageChars === 1 ? 'character' : 'characters'})`;
+  if (id.startsWith('length=')) {
+    if (f.messageChars === 0) return 'no message text';
+    const fields = f.messageFields > 1 ? ` in ${f.messageFields} message fields` : '';
+    return `a ${lengthWord(f.messageChars)} message (${f.messageChars} ${f.messageChars === 1 ? 'character' : 'characters'}${fields})`;
+  }
   if (id.startsWith('gibberish=')) return `gibberish-looking words (${f.gibberishExamples.slice(0, 2).map((w) => `'${w}'`).join(', ')})`;
   switch (id) {
     case 'obfuscated-link': return 'a link written with spaces or "dot" to dodge link filters';
@@ -80,7 +84,7 @@ export function describeStructure(id: string, f: Facts): string {
     case 'mostly-links': return f.links === 1 ? 'a message that is a link and little else' : 'a message that is links and little else';
     case 'link-in-name': return 'a link in the name field';
     case 'email-in-name': return 'an email address in the name field';
-    case 'long-name': return `a name field of ${f.nameTokens} words`;
+    case 'long-name': return `a name of ${f.nameTokens} words`;
     case 'email-in-text': return 'an email address in the message';
     case 'repeat-run': return `a character repeated ${f.maxRepeat} times in a row`;
     case 'script-mix': return 'several writing systems mixed';

@@ -22,7 +22,8 @@ describe('reasoning', () => {
       const v = classifier.classify(r.fields);
       const sign = v.status === 'spam' ? 1 : -1;
       const text = normalizedText(r.fields);
-      expect(v.reasoning.startsWith(`Likely ${v.status} (${v.confidence.toFixed(2)})`)).toBe(true);
+      // A confidence under one half (spam probability above 0.5 but under the threshold) is not called likely.
+      expect(v.reasoning.startsWith(`${v.confidence < 0.5 ? 'Borderline' : 'Likely'} ${v.status} (${v.confidence.toFixed(2)})`)).toBe(true);
       let previous = Infinity;
       for (const s of v.signals) {
         expect(s.contribution * sign).toBeGreaterThan(0);
@@ -48,5 +49,58 @@ describe('reasoning', () => {
     const plain = classifier.classify({ name: 'Maria', email: 'maria@gmail.com', message: 'Hi, what time do you open on Saturday? Thanks' });
     expect(plain.status).toBe('legitimate');
     expect(plain.reasoning).toMatch(/^Likely legitimate/);
+  });
+});
+
+describe('reasoning phrases that a reader checks against the submission', () => {
+  const why = (fields: Record<string, unknown>) => classifier.classify(fields as never).reasoning;
+
+  it('calls a legitimate verdict under 0.5 borderline, not likely', () => {
+    const v = classifier.classify({ name: 'Jenny', email: 'jenny.k@gmail.com', message: 'Need more customers? Reply YES for details.' });
+    expect(v.status).toBe('legitimate');
+    expect(v.confidence).toBeLessThan(0.5);
+    expect(v.reasoning).toMatch(/^Borderline legitimate \(0\.4\d\)/);
+  });
+
+  it('names one link once: its host, not also its top-level domain', () => {
+    const r = why({ name: 'Owen', email: 'owen.j@gmail.com', message: 'Loved your recipe video: https://youtu.be/abc123 could you post the written version?' });
+    expect(r).toContain("a link to 'youtu.be'");
+    expect(r).not.toContain("'.be'");
+  });
+
+  it('tells one email address from two', () => {
+    const one = why({ name: 'Camille Durand', email: 'camille.durand@orange.fr', message: 'Bonjour, je voudrais savoir si vous livrez à Lyon le samedi. Merci beaucoup.' });
+    expect(one).toContain("an email address at 'orange.fr'");
+    expect(one).not.toContain("'.fr'");
+    const two = why({ name: 'Laura Benson', email: 'laura.benson@gmail.com', secondary: 'laura.b@benson-accounting.co.uk', message: 'Please send the quote to both addresses.' });
+    expect(two).toMatch(/email addresses at '[^']+', '[^']+'/);
+  });
+
+  it('says when a message length sums a subject and a message', () => {
+    const r = why({ name: 'Tim', email: 'tim@gmail.com', subject: 'Question regarding the warranty terms on my dishwasher', message: 'Is it still covered?' });
+    expect(r).toContain('a short message (74 characters in 2 message fields)');
+  });
+
+  it('counts the words of a name over its first and last name fields as one name', () => {
+    const r = why({
+      first_name: 'Juan Carlos',
+      last_name: 'Pérez de la Vega',
+      email: 'jcperez.marketing@gmail.com',
+      message: 'We can increase your website traffic and sales with our digital marketing services. Reply for a free proposal.',
+    });
+    expect(r).toContain('a name of 6 words');
+  });
+
+  it("ignores a CAPTCHA widget's token: the same verdict and reasoning with or without it", () => {
+    // 480 characters of base64url, as reCAPTCHA v3 posts: before, "40% capital letters" and "gibberish-looking words" flagged the post.
+    const token = `03AFcWeA${'tKsf2rcDkdfrU-9xQ_7LmPz0aBcWvYn3'.repeat(15)}`;
+    const post = { 'your-name': 'Mike', 'your-email': 'mike.t@gmail.com', 'your-message': 'Do you offer a discount for bulk orders? We need 200 branded mugs for a charity run.', _wpcf7: '512' };
+    const plain = classifier.classify(post);
+    expect(plain.status).toBe('legitimate');
+    for (const key of ['g-recaptcha-response', '_wpcf7_recaptcha_response', 'h-captcha-response', 'cf-turnstile-response']) {
+      const v = classifier.classify({ ...post, [key]: token });
+      expect(v.spamProbability, key).toBe(plain.spamProbability);
+      expect(v.reasoning, key).toBe(plain.reasoning);
+    }
   });
 });
