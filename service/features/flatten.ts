@@ -1,5 +1,5 @@
 import type { FormFields } from '../classifier/types.ts';
-import { roleOf, type FieldRole } from './roles.ts';
+import { isCaptchaToken, roleOf, type FieldRole } from './roles.ts';
 
 export interface FieldText {
   /** Leaf key (last path segment that is not an array index). */
@@ -59,6 +59,8 @@ function walk(value: unknown, key: string, depth: number, w: Walk, inArray: bool
 }
 
 function leaf(w: Walk, key: string, role: FieldRole, value: string): void {
+  // A CAPTCHA answer is the widget's, not the sender's; a honeypot so named is still a honeypot.
+  if (role !== 'honeypot' && isCaptchaToken(key)) return;
   const textual = role !== 'other';
   if (!textual && w.out.length >= MAX_FIELDS) return;
   // A honeypot's text is only checked for being blank, which a cut could change.

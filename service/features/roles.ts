@@ -3,7 +3,7 @@ import { hasNoSpaceChar } from './char-class.ts';
 /** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
 export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
 
-const HONEYPOT = /(^_?gotcha$|honey|^hp[_-]|(website|url|e?mail|field)[_-]?hp$|_hp_|trap|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
+const HONEYPOT = /(^_?gotcha$|honey[_-]?pot|^honey$|^hp[_-]|(website|url|e?mail|field)[_-]?hp$|_hp_|(^|[_-])(bot|spam)?[_-]?trap$|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
 // WPForms' honeypot is `wpforms[hp]`, but Korean and Indonesian forms call the mobile number hp (`hp`, `mb_hp`,
 // `no_hp`): a field so named is a honeypot unless it holds a phone number.
 const HP = /(^|[_-])hp$/;
@@ -14,8 +14,19 @@ const NAME = /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|sur
 const MESSAGE = /(message|msg|comment|body|text|content|enquiry|inquiry|question|detail|description|note|request|subject|cover|letter|about|remark|feedback|answer|reason|nachricht|mensaje|mensagem|sujet|betreff|^a$)/;
 const NOT_NAME = /(user|company|business|file|domain|room|host|form|org|product|event|page)[_-]?name/;
 
+/**
+ * CAPTCHA widgets' answer fields (`g-recaptcha-response`, Contact Form 7's `_wpcf7_recaptcha_response`, hCaptcha,
+ * Turnstile): hundreds of random base64 characters no person wrote, which read as gibberish and capitals.
+ */
+const CAPTCHA = /captcha|turnstile/i;
+
 /** Field names sent by form tools for bookkeeping; not user text. */
 const BOOKKEEPING = /^(_wpcf7|_wpnonce|_token|csrf|g-recaptcha|h-captcha|cf-turnstile|gform_|is_submit|form_id|formid|state_\d)/;
+
+/** Whether a field is a CAPTCHA widget's token, which is not read at all. */
+export function isCaptchaToken(key: string): boolean {
+  return CAPTCHA.test(key);
+}
 
 export function roleOf(key: string, value: string): FieldRole {
   let byKey = KEY_ROLES.get(key);

@@ -19,6 +19,12 @@ describe('field roles', () => {
     }
   });
 
+  it('does not take a field for a honeypot because "honey" or "trap" is part of its name', () => {
+    // A honey shop's jar size made every order "a hidden honeypot field filled in" (spam at 1.00).
+    for (const key of ['honey_jar_size', 'honey_type', 'strap_colour', 'trapeze_class']) expect(roleOf(key, 'x'), key).not.toBe('honeypot');
+    for (const key of ['honey', 'honey_pot', 'honeypot-245', 'spam_trap', 'bot-trap', 'trap']) expect(roleOf(key, 'x'), key).toBe('honeypot');
+  });
+
   it('judges opaque names (input_4, entry.N) by the value', () => {
     expect(roleOf('input_2', 'ada@mail.com')).toBe('email');
     expect(roleOf('input_3', 'https://shop.test/item/1')).toBe('url');
