@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { loadClassifier } from './classifier/load.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
-import { createDestination, createLogger } from './config/logger.ts';
+import { createDestination, createLogger, guardedFlush } from './config/logger.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
@@ -14,6 +14,7 @@ import { TenantsStore } from './tenants/store.ts';
 /** The only place that reads the environment and listens. */
 async function main(env: Env): Promise<void> {
   const destination = createDestination();
+  const flushLogs = guardedFlush(destination);
   const log = createLogger(env.LOG_LEVEL, destination);
 
   const choice = chooseTenantsFile(env);
@@ -71,15 +72,15 @@ async function main(env: Env): Promise<void> {
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());
     log.info('stopped');
-    destination.flushSync();
+    await flushLogs();
   });
 
   await app.listen({ port: env.PORT, host: env.HOST });
   classifier.then(
     (c) => log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready'),
-    (err: unknown) => {
+    async (err: unknown) => {
       log.fatal({ err }, 'model failed to load; stopping');
-      destination.flushSync();
+      await flushLogs();
       process.stderr.write(`formguard: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exit(1);
     },

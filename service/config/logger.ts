@@ -39,3 +39,34 @@ export function createDestination(): ReturnType<typeof pino.destination> {
 export function createLogger(level: string, destination: DestinationStream = createDestination()): Logger {
   return pino(loggerOptions(level), destination);
 }
+
+/**
+ * A flush for shutdown that cannot hang: sonic-boom's flushSync retries a failed write forever unless the error is
+ * EAGAIN or EBUSY, so once stdout's reader was gone (EPIPE) a shutdown never ended, even on a second SIGTERM. A
+ * write in flight is let finish or fail first; after a failure (reported once on stderr) log lines are dropped.
+ */
+export function guardedFlush(destination: ReturnType<typeof pino.destination>): () => Promise<void> {
+  let failed = false;
+  destination.on('error', (err: NodeJS.ErrnoException) => {
+    if (failed) return;
+    failed = true;
+    process.stderr.write(`formguard: writing the log failed (${err.code ?? err.message}); log lines are dropped from now on\n`);
+  });
+  return async () => {
+    // sonic-boom has no public "write in flight" flag; its own flushSync reads the same field.
+    if ((destination as unknown as { _writing: boolean })._writing) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          destination.off('drain', done);
+          destination.off('error', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 2000);
+        destination.once('drain', done);
+        destination.once('error', done);
+      });
+    }
+    if (!failed) destination.flushSync();
+  };
+}

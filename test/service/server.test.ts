@@ -95,6 +95,19 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     expect(stdout).not.toContain('demo-key-change-me');
   });
 
+  it('exits on SIGTERM after the reader of its log went away (EPIPE), instead of retrying the write forever', async () => {
+    const port = await freePort();
+    const { child, exited } = start({ PORT: String(port) });
+    await waitReady(port, exited);
+    // What `npm start | head` or a crashed log shipper leaves: stdout's pipe has no reader.
+    child.stdout?.destroy();
+    child.kill('SIGTERM');
+    // Before, flushSync spun on EPIPE and the process never exited; the test's own timeout is the bound.
+    const { code, stderr } = await exited;
+    expect(code).toBe(0);
+    expect(stderr).toContain('formguard: writing the log failed (EPIPE); log lines are dropped from now on');
+  }, 30_000);
+
   it('with REDIS_URL, serves the moderator console from the bundle (its files are found from package.json)', async () => {
     const prefix = testPrefix('server');
     const tenants = path.join(dir, 'tenants-mod.json');
