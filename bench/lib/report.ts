@@ -97,7 +97,7 @@ export function renderMarkdown(r: BenchReport): string {
   lines.push(`- Commit: ${m.commit}${m.dirty ? ' with uncommitted changes' : ''}; model ${r.inProcess.modelVersion}`);
   lines.push('- Service: NODE_ENV=production, LOG_LEVEL=info (one pino line per request, stdout to /dev/null), a tenants file whose');
   lines.push('  account limit (1e9 per 60 s, sliding) never triggers: the limiter counts every request and never rejects.');
-  lines.push('  Redis mode: REDIS_URL=127.0.0.1:6379 (rate limit in Redis, review queue on: REVIEW_BAND 0.75, REVIEW_SAMPLE_RATE');
+  lines.push('  Redis mode: REDIS_URL=redis://127.0.0.1:6379 (BENCH_REDIS_URL to change it; rate limit in Redis, review queue on: REVIEW_BAND 0.75, REVIEW_SAMPLE_RATE');
   lines.push('  0.01, ingest worker in-process), BULLMQ_PREFIX unique to the run, its keys deleted afterwards.');
   lines.push(`- Realistic bodies: the ${r.config.bodies} submissions of 0.2-2 KB in data/forms/{legitimate,spam}.jsonl (${r.config.layouts} layouts, ${r.config.languages} languages) wrapped in`);
   lines.push('  {apiKey, formId, payload} (every 5th as fieldData); 64 KiB body: exactly 65,536 bytes (= BODY_LIMIT) including the');
