@@ -57,7 +57,9 @@ export function createErrorHandler(bodyLimit: number) {
     }
     if (status >= 400 && status < 500) {
       note(request, reply, 'invalid-params');
-      request.log.info({ code: error.code, statusCode: status }, 'client error');
+      // A body cut off by a closed connection (the client left, or REQUEST_TIMEOUT_MS answered 408 and closed it) has no one to answer.
+      if (request.raw.socket?.destroyed === true) request.log.debug({ code: error.code }, 'connection closed before the request arrived in full');
+      else request.log.info({ code: error.code, statusCode: status }, 'client error');
       return reply.code(status).send(plainErrorBody(PASS_THROUGH_4XX.has(error.code) ? error.message : 'Bad request'));
     }
     const submissionId = randomUUID();
@@ -103,7 +105,9 @@ export function createClientErrorHandler() {
         : error.code === 'HPE_HEADER_OVERFLOW'
           ? [431, plainErrorBody('Request header fields too large')]
           : [400, invalidParamsBody('the request is not valid HTTP/1.1')];
-    this.log.debug({ code: error.code, statusCode: status }, 'client error on the connection');
+    // A timeout is the operator's setting at work: said at info, with the status the client got.
+    if (status === 408) this.log.info({ code: error.code, statusCode: status }, 'request timed out before it arrived in full');
+    else this.log.debug({ code: error.code, statusCode: status }, 'client error on the connection');
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (inFlight != null && inFlight.req.complete && !inFlight.writableFinished) {
       // The bad bytes came after a whole request (pipelined) that is still being answered: it was classified and
