@@ -67,7 +67,9 @@ export function describeStructure(id: string, f: Facts): string {
   }
   if (id.startsWith('caps=')) {
     const pct = Math.round((100 * f.upper) / Math.max(1, f.letters));
-    return id === 'caps=low' ? 'little use of capitals' : `${pct}% capital letters`;
+    // Korean, Chinese or all-lower-case text has none at all: "little use" would suggest a choice.
+    if (id === 'caps=low') return f.upper === 0 ? 'no capital letters' : 'little use of capitals';
+    return `${pct}% capital letters`;
   }
   if (id.startsWith('digits=')) return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
   if (id.startsWith('symbols=')) return id === 'symbols=few' ? 'few symbols' : 'many symbols and punctuation marks';

@@ -4,15 +4,22 @@ import { structureIds } from '../../service/features/structure.ts';
 
 const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
 
-function lengthPhrase(message: string): string {
+function phrase(prefix: string, message: string): string | undefined {
   const { facts } = extractor.extract({ message });
-  const id = structureIds(facts).find((s) => s.startsWith('length='));
-  return describeStructure(id as string, facts);
+  const id = structureIds(facts).find((s) => s.startsWith(prefix));
+  return id === undefined ? undefined : describeStructure(id, facts);
 }
+
+const lengthPhrase = (message: string): string | undefined => phrase('length=', message);
 
 describe('describeStructure', () => {
   it('counts a message length in words a reader would write', () => {
     expect(lengthPhrase('k')).toMatch(/\(1 character\)$/);
     expect(lengthPhrase('ok')).toMatch(/\(2 characters\)$/);
+  });
+
+  it('says "no capital letters" of a script that has none, not "little use of capitals"', () => {
+    expect(phrase('caps=', '안녕하세요, 다음 주 화요일에 예약이 가능한지 알고 싶습니다. 감사합니다.')).toBe('no capital letters');
+    expect(phrase('caps=', 'Hello, is the shop open on Sunday morning? I would like to pick up my order then.')).toBe('little use of capitals');
   });
 });
