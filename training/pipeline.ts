@@ -5,7 +5,7 @@ import { FeatureExtractor, DEFAULT_FEATURE_SETTINGS, BASELINE_FEATURE_SETTINGS, 
 import { LinearScorer } from '../service/classifier/linear-scorer.ts';
 import { dequantize, quantizeUint8, type HashedWeights } from '../service/classifier/hashed-weights.ts';
 import type { Manifest } from '../service/classifier/manifest.ts';
-import { initBackend } from './model/backend.ts';
+import { initBackend, type BackendName } from './model/backend.ts';
 import { DataError, loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
 import { splitRecords, type Split } from './data/split.ts';
 import { seededRandom, shuffleInPlace } from './data/random.ts';
@@ -30,7 +30,7 @@ export interface TrainingOptions {
   readonly sourceWeights: Readonly<Record<string, number>>;
   /** Naive-Bayes feature scaling for the model (never the baseline); default DEFAULT_NB_SCALING, null for none. */
   readonly nbScaling?: NbScaling | null;
-  readonly backend?: string;
+  readonly backend?: BackendName;
   readonly featureSettings?: FeatureSettings;
   /** Fixed "now" for reproducible versions in tests. */
   readonly now?: Date;

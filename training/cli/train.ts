@@ -2,7 +2,7 @@ import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { parseFlags, UsageError } from './usage.ts';
 import { DataError } from '../data/loaders.ts';
-import { BACKENDS, BackendError, isBackendName } from '../model/backend.ts';
+import { BACKENDS, BackendError, isBackendName, type BackendName } from '../model/backend.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
@@ -40,7 +40,7 @@ function num(values: Flags, name: keyof Flags, min: number, max: number, integer
   return v;
 }
 
-function backend(name: string | undefined): string | undefined {
+function backend(name: string | undefined): BackendName | undefined {
   if (name !== undefined && !isBackendName(name)) throw new UsageError(`--backend must be one of ${BACKENDS.join('|')}, got ${name}`);
   return name;
 }

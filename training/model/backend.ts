@@ -17,8 +17,7 @@ export class BackendError extends Error {
  * libtensorflow), else WASM (ships its .wasm files; about 10x faster than plain JS here), else 'cpu'.
  * A backend asked for by name is that backend or a BackendError: falling back would hide a slower run.
  */
-export async function initBackend(preferred?: string): Promise<string> {
-  if (preferred !== undefined && !isBackendName(preferred)) throw new BackendError(`unknown backend "${preferred}" (choose ${BACKENDS.join('|')})`);
+export async function initBackend(preferred?: BackendName): Promise<string> {
   if (!preferred || preferred === 'tensorflow') {
     try {
       await import(/* optional */ '@tensorflow/tfjs-node' as string);
