@@ -1,8 +1,20 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 export interface CorsOptions {
   /** Path whose preflight is answered. */
   readonly path: string;
+}
+
+/** What every verify answer carries, also those Fastify gives before any hook runs (an undecodable URL). */
+export function addCorsHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  // Vary on every answer: the answer depends on Origin, even when this request had none.
+  reply.header('vary', 'Origin');
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-expose-headers', 'Retry-After');
+  }
 }
 
 /**
@@ -13,13 +25,7 @@ export default fp<CorsOptions>(
   async (app, opts) => {
     // Callback style, not async: no promise and no extra microtask per request.
     app.addHook('onRequest', (request, reply, done) => {
-      // Vary on every answer: the answer depends on Origin, even when this request had none.
-      reply.header('vary', 'Origin');
-      const origin = request.headers.origin;
-      if (origin !== undefined) {
-        reply.header('access-control-allow-origin', origin);
-        reply.header('access-control-expose-headers', 'Retry-After');
-      }
+      addCorsHeaders(request, reply);
       done();
     });
 

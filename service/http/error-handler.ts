@@ -3,6 +3,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_HEADERS, isConsolePath } from '../review/console-headers.ts';
+import { addCorsHeaders } from './cors.ts';
 import type { OutcomeLabel } from '../verify/outcome.ts';
 import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from './bodies.ts';
 import { describeInvalid } from './describe-invalid.ts';
@@ -11,6 +12,7 @@ import { describeInvalid } from './describe-invalid.ts';
 const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR_CTP_INVALID_TYPE', 'FST_ERR_ASYNC_CONSTRAINT']);
 
 const UNSUPPORTED_MEDIA_TYPE = 'Unsupported content type: send the body as application/json in UTF-8';
+const BAD_URL = 'the URL is not valid (bad percent-encoding in the path)';
 
 /** Notes the outcome for the log line and returns the processing time it logs, for a body that reports it too. */
 function note(request: FastifyRequest, reply: FastifyReply, outcome: OutcomeLabel, submissionId?: string): number {
@@ -44,7 +46,7 @@ export function createErrorHandler(bodyLimit: number) {
       case 'FST_ERR_BAD_URL':
         // Fastify's message quotes the raw path; the caller gets the spec's 400 without it.
         note(request, reply, 'invalid-params');
-        return reply.code(400).send(invalidParamsBody('the URL is not valid (bad percent-encoding in the path)'));
+        return reply.code(400).send(invalidParamsBody(BAD_URL));
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         note(request, reply, 'invalid-params');
         return reply.code(400).send(invalidParamsBody('the body is empty'));
@@ -80,12 +82,10 @@ export function createFrameworkErrorHandler(errorHandler: ErrorHandler) {
     request.log.info({ code: error.code, statusCode: 400 }, 'URL not decodable');
     if (isConsolePath(request.raw.url ?? '')) {
       // The console's own headers and no CORS, as for every other answer under /review.
-      void reply.code(400).headers(CONSOLE_HEADERS).send(plainErrorBody('Bad request: the URL is not valid (bad percent-encoding in the path)'));
+      void reply.code(400).headers(CONSOLE_HEADERS).send(plainErrorBody(`Bad request: ${BAD_URL}`));
       return;
     }
-    reply.header('vary', 'Origin');
-    const origin = request.headers.origin;
-    if (origin !== undefined) reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', 'Retry-After');
+    addCorsHeaders(request, reply);
     errorHandler(error, request, reply);
   };
 }
