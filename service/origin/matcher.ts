@@ -53,10 +53,6 @@ export function referrerEntryProblem(raw: string): string | undefined {
   return typeof parsed === 'string' ? parsed : undefined;
 }
 
-export function isValidReferrerEntry(raw: string): boolean {
-  return referrerEntryProblem(raw) === undefined;
-}
-
 /** Compiles a form's allowedReferrers: exact hosts in a Map, wildcards as suffixes, "*" as allow-all. */
 export function compileOriginMatcher(entries: readonly string[]): OriginMatcher {
   if (entries.includes('*')) return () => true;
