@@ -19,8 +19,6 @@ export const SESSION_COOKIE = 'fg_review';
 /** State-changing calls must carry this header (and a JSON body): a cross-site form can send neither. */
 export const CSRF_HEADER = 'x-formguard-review';
 
-export { CONSOLE_CSP } from './console-headers.ts';
-
 export interface ReviewRoutesOptions {
   readonly store: ReviewStore;
   readonly sessions: SessionStore;

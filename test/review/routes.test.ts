@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP, CSRF_HEADER } from '../../service/review/routes.ts';
+import { CONSOLE_CSP } from '../../service/review/console-headers.ts';
+import { CSRF_HEADER } from '../../service/review/routes.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import { ACME_TOKEN, API_KEY, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn as signInAs, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
 import { captureLines, fakeJob, until } from './helpers.ts';
