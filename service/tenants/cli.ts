@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { UsageError } from '../cli/usage.ts';
 import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from './edit.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';
@@ -57,11 +58,6 @@ function list(data: TenantsFile): string {
     for (const f of a.forms) lines.push(`  form ${f.id}: ${f.allowedReferrers.join(', ') || '(no referrer allowed)'}`);
   }
   return lines.length > 0 ? lines.join('\n') : '(no accounts)';
-}
-
-/** A command line that cannot be run (unknown command or flag, missing argument, bad value): exit 2, as the review tools do. */
-class UsageError extends Error {
-  override name = 'UsageError';
 }
 
 const COMMANDS = [

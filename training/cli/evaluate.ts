@@ -4,7 +4,7 @@ import { listModelVersions, loadModelFolder } from '../../service/classifier/loa
 import { ModelLoadError } from '../../service/classifier/errors.ts';
 import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
 import type { BinaryMetrics } from '../../service/classifier/manifest.ts';
-import { parseFlags, UsageError } from './usage.ts';
+import { parseFlags, UsageError } from '../../service/cli/usage.ts';
 import { DataError, latestLabels, loadLabelledFile } from '../data/loaders.ts';
 import { evaluate } from '../model/metrics.ts';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
-import { parseFlags, UsageError } from './usage.ts';
+import { parseFlags, UsageError } from '../../service/cli/usage.ts';
 import { DataError } from '../data/loaders.ts';
 import { BACKENDS, BackendError, isBackendName, type BackendName } from '../model/backend.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../pipeline.ts';
