@@ -10,7 +10,7 @@ import { labelSchema } from './records.ts';
 import type { SessionStore } from './sessions.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
 import { SignInGuard } from './sign-in-guard.ts';
-import type { ReviewStore } from './store.ts';
+import { LabelConflictError, type ReviewStore } from './store.ts';
 
 // Says how to turn the console on, not only that it is off.
 const NO_MODERATORS = 'The review console is off: no moderators are configured. Add one with: npm run tenants -- add-moderator <accountId> <moderatorId>';
@@ -36,7 +36,11 @@ const ASSETS = {
 } as const;
 
 const signInBody = z.object({ token: z.string().min(1).max(512) });
-const labelBody = z.object({ label: labelSchema });
+const labelBody = z.object({
+  label: labelSchema,
+  /** The label the moderator saw: null for none (a pending item), or its labelledAt. Omitted: no check. */
+  expected: z.iso.datetime().nullable().optional(),
+});
 const listQuery = z.object({
   form: z.string().min(1).max(200).optional(),
   status: labelSchema.optional(),
@@ -165,12 +169,25 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       return entry;
     });
 
-    app.post('/api/items/:id/label', { preHandler: authenticated, bodyLimit: 4096 }, async (request) => {
+    app.post('/api/items/:id/label', { preHandler: authenticated, bodyLimit: 4096 }, async (request, reply) => {
       const m = who(request);
       const p = idParams.safeParse(request.params);
       const b = labelBody.safeParse(request.body);
       if (!p.success || !b.success) throw new HttpError(400, 'Send {"label": "spam" | "legitimate"} for a submissionId');
-      const record = await opts.store.label(m.accountId, p.data.id, b.data.label, m.moderatorId);
+      let record;
+      try {
+        record = await opts.store.label(m.accountId, p.data.id, b.data.label, m.moderatorId, b.data.expected === undefined ? {} : { expected: b.data.expected });
+      } catch (err) {
+        if (!(err instanceof LabelConflictError)) throw err;
+        // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
+        const now = err.current;
+        return reply.code(409).send({
+          error: now === undefined
+            ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
+            : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
+          label: now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt },
+        });
+      }
       if (record === undefined) throw new HttpError(404, 'No such submission in review for this account');
       request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: p.data.id, label: b.data.label }, 'review: labelled');
       return { label: record.label, labelledAt: record.labelledAt, counts: await opts.store.counts(m.accountId) };

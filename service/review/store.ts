@@ -15,9 +15,16 @@ return 1`;
 
 // Stores a label (a relabel replaces it, keeping the replaced one for undo), moves the item from pending to
 // labelled, and remembers this label (not just the item) for undo, so each of a moderator's labels is undone in turn.
+// ARGV[7] is what the moderator saw: '' (no check), '-' (no label yet) or the labelledAt of the label on screen;
+// when the item's label is no longer that, nothing changes and {-1, current label or ''} comes back.
 const LABEL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local previous = redis.call('GET', KEYS[2])
+if ARGV[7] ~= '' then
+  local seen = '-'
+  if previous then seen = cjson.decode(previous).labelledAt end
+  if seen ~= ARGV[7] then return {-1, previous or ''} end
+end
 if previous then
   local at = redis.call('ZSCORE', KEYS[7], ARGV[4]) or ARGV[2]
   local unexported = redis.call('ZSCORE', KEYS[8], ARGV[4]) ~= false
@@ -80,11 +87,28 @@ end
 return n`;
 
 export type IngestResult = 'stored' | 'duplicate' | 'expired';
+
+/**
+ * A label refused because the item's label changed since the moderator saw it (another moderator labelled,
+ * relabelled or undid it meanwhile): `current` is the item's label now, undefined when it has none.
+ */
+export class LabelConflictError extends Error {
+  override name = 'LabelConflictError';
+  constructor(readonly current: LabelRecord | undefined) {
+    super(current === undefined ? 'The item is no longer labelled' : `The item is already labelled ${current.label} by ${current.moderatorId}`);
+  }
+}
 export type UndoResult =
   | { readonly kind: 'undone'; readonly submissionId: string }
   /** Refused: the moderator's newest label was relabelled since (by `by`); it is dropped, the next undo goes further back. */
   | { readonly kind: 'relabelled'; readonly submissionId: string; readonly by: string }
   | { readonly kind: 'nothing' };
+
+function parseLabel(raw: string | null): LabelRecord | undefined {
+  if (raw === null || raw === '') return undefined;
+  const parsed = labelRecordSchema.safeParse(JSON.parse(raw));
+  return parsed.success ? parsed.data : undefined;
+}
 
 /** An undo-list entry names one label: the item and that label's labelledAt (older entries hold the id only). */
 function undoEntry(submissionId: string, labelledAt: string): string {
@@ -200,14 +224,22 @@ export class ReviewStore {
   }
 
   async getLabel(accountId: string, submissionId: string): Promise<LabelRecord | undefined> {
-    const raw = await this.#redis.get(this.keys.forAccount(accountId).label(submissionId));
-    if (raw === null) return undefined;
-    const parsed = labelRecordSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : undefined;
+    return parseLabel(await this.#redis.get(this.keys.forAccount(accountId).label(submissionId)));
   }
 
-  /** Labels an item (or relabels it); undefined when the item is unknown to this account or expired. */
-  async label(accountId: string, submissionId: string, label: Label, moderatorId: string): Promise<LabelRecord | undefined> {
+  /**
+   * Labels an item (or relabels it); undefined when the item is unknown to this account or expired.
+   * `expected` is the label the moderator saw: null for none (a pending item), or that label's labelledAt. When
+   * given and the item's label is no longer that one, nothing changes and LabelConflictError says what it is now,
+   * so two moderators on the same item never overwrite each other unseen. Omitted: no check (the CLI).
+   */
+  async label(
+    accountId: string,
+    submissionId: string,
+    label: Label,
+    moderatorId: string,
+    opts: { expected?: string | null } = {},
+  ): Promise<LabelRecord | undefined> {
     const entry = await this.get(accountId, submissionId);
     if (entry === undefined || !entry.queued) return undefined;
     const { item } = entry;
@@ -243,7 +275,9 @@ export class ReviewStore {
       submissionId,
       DAY_MS,
       undoEntry(submissionId, record.labelledAt),
+      opts.expected === undefined ? '' : opts.expected === null ? '-' : opts.expected,
     );
+    if (Array.isArray(r)) throw new LabelConflictError(parseLabel(String(r[1] ?? '')));
     return r === 1 ? record : undefined;
   }
 

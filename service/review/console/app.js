@@ -3,7 +3,9 @@
 'use strict';
 
 const API = '/review/api';
-const state = { items: [], index: 0, current: undefined, filter: { form: '', status: '' }, busy: false };
+// seen: the label on screen for the current item (null: none), sent with a label so that a label someone else
+// gave meanwhile is reported (409) instead of silently replaced.
+const state = { items: [], index: 0, current: undefined, seen: null, filter: { form: '', status: '' }, busy: false };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -28,7 +30,7 @@ async function call(method, path, body) {
   let data = {};
   try { data = await res.json(); } catch { /* empty body */ }
   if (res.status === 401 && path !== '/session') { showSignIn(); }
-  if (!res.ok) throw Object.assign(new Error(data.error || 'Request failed'), { status: res.status });
+  if (!res.ok) throw Object.assign(new Error(data.error || 'Request failed'), { status: res.status, data });
   return data;
 }
 
@@ -124,6 +126,7 @@ function select(i) {
   for (let n = 0; n < nodes.length; n++) nodes[n].setAttribute('aria-selected', n === state.index ? 'true' : 'false');
   nodes[state.index]?.scrollIntoView({ block: 'nearest' });
   state.current = state.items[state.index];
+  state.seen = null;
   renderDetail({ item: state.current, label: undefined });
 }
 
@@ -166,7 +169,7 @@ async function mark(label) {
   if (!item || state.busy) return;
   state.busy = true;
   try {
-    const r = await call('POST', `/items/${encodeURIComponent(item.submissionId)}/label`, { label });
+    const r = await call('POST', `/items/${encodeURIComponent(item.submissionId)}/label`, { label, expected: state.seen });
     showCounts(r.counts);
     toast(`Labelled ${label} · u to undo`);
     const at = state.items.findIndex((x) => x.submissionId === item.submissionId);
@@ -180,6 +183,12 @@ async function mark(label) {
     }
   } catch (err) {
     toast(err.message);
+    if (err.status === 409) {
+      // Labelled by someone else meanwhile: take it off the pending list and show it as it is now.
+      state.items = state.items.filter((x) => x.submissionId !== item.submissionId);
+      renderList();
+      await show(item.submissionId).catch(() => undefined);
+    }
   } finally {
     state.busy = false;
   }
@@ -210,6 +219,7 @@ async function undo() {
 async function show(id) {
   const entry = await call('GET', `/items/${encodeURIComponent(id)}`);
   state.current = entry.item;
+  state.seen = entry.label ? entry.label.labelledAt : null;
   for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
   renderDetail(entry);
   return entry;

@@ -1,0 +1,97 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTenants } from '../../service/tenants/load.ts';
+import { ACME_TOKEN, JSON_HEADERS, reviewApp, signIn, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
+import { launchChromium } from './browser.ts';
+import { fakeJob, sha256 } from './helpers.ts';
+
+// Two moderators of one account on the same item: the one who acts on a stale screen is told, and overwrites nothing.
+const BOB_TOKEN = 'acme-second-moderator-token-77aa01';
+let f: ReviewAppFixture;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  f = await reviewApp();
+  const file = tenantsFile();
+  const acme = file.accounts[0]!;
+  file.accounts[0] = { ...acme, moderators: [...(acme.moderators ?? []), { id: 'bob', sha256: sha256(BOB_TOKEN) }] };
+  f.tenants.current = parseTenants(JSON.stringify(file), 'two moderators');
+  base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await f?.close();
+});
+
+const labelCall = (cookie: string, id: string, payload: object) =>
+  f.app.inject({ method: 'POST', url: `/review/api/items/${id}/label`, headers: { ...JSON_HEADERS, cookie }, payload });
+
+describe('two moderators labelling the same item', () => {
+  it('the API refuses a label made on a stale view with 409 and what the label is now; without `expected` it relabels', async () => {
+    const job = fakeJob({ accountId: 'acme' });
+    await f.review.store.ingest(job);
+    const alice = await signIn(f.app, ACME_TOKEN);
+    const bob = await signIn(f.app, BOB_TOKEN);
+    const first = await labelCall(alice, job.submissionId, { label: 'spam', expected: null });
+    expect(first.statusCode).toBe(200);
+    const { labelledAt } = first.json<{ labelledAt: string }>();
+
+    // Bob still sees it pending.
+    const stale = await labelCall(bob, job.submissionId, { label: 'legitimate', expected: null });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()).toEqual({
+      error: 'Not labelled: alice labelled it spam meanwhile. Label it again if you mean to replace that label.',
+      label: { label: 'spam', moderatorId: 'alice', labelledAt },
+    });
+    expect(await f.review.store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice', labelledAt });
+
+    // Having seen alice's label, bob may replace it.
+    const informed = await labelCall(bob, job.submissionId, { label: 'legitimate', expected: labelledAt });
+    expect(informed.statusCode).toBe(200);
+    expect(await f.review.store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'bob' });
+
+    // Bob undoes: alice's label is back, so a label sent against bob's (gone) label is refused too.
+    await f.review.store.undo('acme', 'bob');
+    const afterUndo = await labelCall(alice, job.submissionId, { label: 'spam', expected: informed.json<{ labelledAt: string }>().labelledAt });
+    expect(afterUndo.statusCode).toBe(409);
+    expect(afterUndo.json<{ label: { moderatorId: string } }>().label.moderatorId).toBe('alice');
+
+    expect((await labelCall(alice, job.submissionId, { label: 'spam', expected: 'yesterday' })).statusCode).toBe(400);
+    expect((await labelCall(alice, job.submissionId, { label: 'legitimate' })).statusCode).toBe(200);
+  });
+
+  it('in Chromium, a label on an item someone labelled meanwhile changes nothing, says who did, and shows their label', async () => {
+    const t = Date.now() - 7_200_000;
+    const [x, y] = [0, 1].map((m) => fakeJob({ accountId: 'acme', receivedAt: new Date(t + m * 60_000).toISOString(), fields: { message: `conflict item ${m}` } }));
+    await f.review.store.ingest(x!);
+    await f.review.store.ingest(y!);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/review`);
+      await page.fill('#token', BOB_TOKEN);
+      await page.press('#token', 'Enter');
+      await page.locator('#list li[data-id]').first().waitFor();
+      expect(await page.locator('#list li[aria-selected="true"]').getAttribute('data-id')).toBe(x!.submissionId);
+
+      // Alice labels the item bob has on screen.
+      await f.review.store.label('acme', x!.submissionId, 'spam', 'alice');
+      await page.keyboard.press('h');
+      await page.locator('#toast', { hasText: 'alice labelled it spam meanwhile' }).waitFor({ timeout: 5000 });
+      expect(await f.review.store.getLabel('acme', x!.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+      await page.locator('#detail', { hasText: 'spam by alice' }).waitFor({ timeout: 5000 });
+      expect(await page.locator(`#list li[data-id="${x!.submissionId}"]`).count()).toBe(0);
+
+      // The next key, made knowing alice's label, replaces it.
+      await page.keyboard.press('h');
+      await page.locator('#detail', { hasText: 'legitimate by bob' }).waitFor({ timeout: 5000 });
+      expect(await f.review.store.getLabel('acme', x!.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'bob' });
+      expect(await f.review.store.getLabel('acme', y!.submissionId)).toBeUndefined();
+    } finally {
+      await context.close();
+    }
+  });
+});
