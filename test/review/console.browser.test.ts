@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../service/review/job-schema.ts';
-import { ACME_TOKEN, reviewApp, type ReviewAppFixture } from './app-fixture.ts';
+import { ACME_TOKEN, GLOBEX_TOKEN, reviewApp, type ReviewAppFixture } from './app-fixture.ts';
 import { launchChromium } from './browser.ts';
 import { fakeJob } from './helpers.ts';
 
@@ -126,6 +126,30 @@ describe('the moderator console in Chromium', () => {
       expect(await page.locator('#console').isVisible()).toBe(false);
       const after = await page.evaluate(async () => (await fetch('/review/api/items')).status);
       expect(after).toBe(401);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sign-out leaves none of the last session in the page: the next moderator gets a fresh screen', async () => {
+    const { context, page } = await openConsole();
+    try {
+      await signIn(page, ACME_TOKEN);
+      await page.locator('#list li[data-id]').first().waitFor();
+      await page.selectOption('#filter-form', 'newsletter');
+      await page.locator('#list li[data-id]', { hasText: 'third item' }).waitFor();
+      await page.click('#sign-out');
+      await page.locator('#sign-in').waitFor({ state: 'visible' });
+      // The hidden console keeps no submission of acme's for the next person at this screen.
+      expect(await page.locator('#list').textContent()).toBe('');
+      expect(await page.locator('#detail').textContent()).toBe('');
+
+      // A moderator of another account signs in here and sees their pending item, not acme's form filter.
+      await signIn(page, GLOBEX_TOKEN);
+      await page.locator('#who', { hasText: 'gina · globex' }).waitFor();
+      await page.locator('#list li[data-id]', { hasText: GLOBEX_SECRET }).waitFor({ timeout: 5000 });
+      expect(await page.locator('#filter-form').inputValue()).toBe('');
+      expect(await page.content()).not.toContain('third item');
     } finally {
       await context.close();
     }

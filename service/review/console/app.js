@@ -44,6 +44,16 @@ function toast(message) {
 }
 
 function showSignIn() {
+  // Forget the last session's screen: its submissions must not stay in the page, and its form filter must not
+  // hide the next moderator's items (another account's forms are not in the list).
+  Object.assign(state, { items: [], index: 0, current: undefined, seen: null, filter: { form: '', status: '' } });
+  $('list').replaceChildren();
+  $('detail').replaceChildren();
+  const forms = $('filter-form');
+  while (forms.options.length > 1) forms.remove(1);
+  forms.value = '';
+  $('filter-status').value = '';
+  $('lookup-id').value = '';
   $('console').hidden = true;
   $('sign-out').hidden = true;
   $('who').textContent = '';
