@@ -1,5 +1,7 @@
-import { mkdir, open, readdir, readFile, truncate } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import { exportedLabelSchema, type ExportedLabel, type LabelRecord } from './records.ts';
 import type { ReviewStore } from './store.ts';
 
@@ -10,6 +12,15 @@ export interface ExportResult {
 
 const PAGE = 500;
 
+/** Held in the labels folder while an export writes there; a second export into the same folder is refused. */
+export const EXPORT_LOCK = '.labels-export.lock';
+const lockSchema = z.object({ pid: z.number().int(), host: z.string(), startedAt: z.string() });
+
+/** Another export is writing to the same folder (a cron run and a manual one, say). */
+export class ExportBusyError extends Error {
+  override name = 'ExportBusyError';
+}
+
 /**
  * Writes every label not yet exported to `<dir>/<YYYY-MM-DD of labelledAt>.jsonl` and then marks it exported.
  * Idempotent twice over: exported labels leave the store's `unexported` index, and lines already in the
@@ -18,6 +29,59 @@ const PAGE = 500;
  */
 export async function exportLabels(store: ReviewStore, dir: string): Promise<ExportResult> {
   await mkdir(dir, { recursive: true });
+  // Two exports at once would both write the labels neither had acknowledged yet (duplicate lines), and one could
+  // take the other's half-written last line for a crash fragment and cut it off after the other had acknowledged it.
+  const release = await lock(dir);
+  try {
+    return await exportLocked(store, dir);
+  } finally {
+    await release();
+  }
+}
+
+async function lock(dir: string): Promise<() => Promise<void>> {
+  const file = path.join(dir, EXPORT_LOCK);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await open(file, 'wx', 0o600);
+      try {
+        await handle.write(JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+      } finally {
+        await handle.close();
+      }
+      return () => unlink(file).catch(() => undefined);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = lockSchema.safeParse(await readJson(file));
+    // A lock left by an export of this host that is no longer running (killed, crashed) is taken over once.
+    if (attempt === 0 && holder.success && holder.data.host === hostname() && !alive(holder.data.pid)) {
+      await unlink(file).catch(() => undefined);
+      continue;
+    }
+    const who = holder.success ? `pid ${holder.data.pid} on ${holder.data.host}, since ${holder.data.startedAt}` : 'unknown holder';
+    throw new ExportBusyError(`another labels:export is writing to ${dir} (${who}); run again when it is done, or delete ${file} if no export is running`);
+  }
+}
+
+async function readJson(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResult> {
   const seen = await alreadyExported(dir);
   const files = new Set<string>();
   let written = 0;

@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { exportLabels, exportLine } from '../../service/review/export-labels.ts';
+import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../service/review/export-labels.ts';
 import { ReviewStore } from '../../service/review/store.ts';
 import { latestLabels, loadJsonl } from '../../training/data/loaders.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
@@ -101,5 +103,48 @@ describe('labels:export', () => {
     await writeFile(file, `${lineA}\n${lineB}`);
     expect((await exportLabels(store, out.dir)).written).toBe(1);
     expect(await readFile(file, 'utf8')).toBe(`${lineA}\n${lineB}\n${lineC}\n`);
+  });
+
+  it('refuses a second export into the same folder while one runs: no label is written twice', async () => {
+    const jobs = [fakeJob({ accountId: 'acme' }), fakeJob({ accountId: 'acme' }), fakeJob({ accountId: 'globex' })];
+    for (const j of jobs) await store.ingest(j);
+    for (const j of jobs) await store.label(j.accountId, j.submissionId, 'spam', 'alice');
+    // Both exports read the store only once both have started (a cron run and a manual run at the same moment).
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    let arrived = 0;
+    const gated = {
+      accounts: () => store.accounts(),
+      unexported: async (accountId: string, limit?: number) => {
+        if (++arrived === 2) release();
+        await gate;
+        return store.unexported(accountId, limit);
+      },
+      acknowledgeExported: (accountId: string, entries: { submissionId: string; score: string }[]) => store.acknowledgeExported(accountId, entries),
+    } as unknown as ReviewStore;
+    const one = exportLabels(gated, out.dir);
+    const two = exportLabels(gated, out.dir).finally(release);
+    const results = await Promise.allSettled([one.finally(release), two]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const refused = results.find((r) => r.status === 'rejected');
+    expect(refused?.reason).toBeInstanceOf(ExportBusyError);
+    expect(String((refused?.reason as Error).message)).toMatch(/another labels:export is writing to .* \(pid \d+ on /);
+    const written = await lines(out.dir);
+    expect(written.map((l) => l.submissionId).sort()).toEqual(jobs.map((j) => j.submissionId).sort());
+    // The lock goes with the export; the next run finds nothing new.
+    expect(await readdir(out.dir)).not.toContain(EXPORT_LOCK);
+    expect((await exportLabels(store, out.dir)).written).toBe(0);
+  });
+
+  it('takes over a lock left by an export of this host that is no longer running', async () => {
+    const j = fakeJob({ accountId: 'acme' });
+    await store.ingest(j);
+    await store.label('acme', j.submissionId, 'spam', 'alice');
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    await writeFile(path.join(out.dir, EXPORT_LOCK), JSON.stringify({ pid: gone, host: hostname(), startedAt: new Date().toISOString() }));
+    expect((await exportLabels(store, out.dir)).written).toBe(1);
+    // A lock of a live export (this process stands in for it) is respected.
+    await writeFile(path.join(out.dir, EXPORT_LOCK), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+    await expect(exportLabels(store, out.dir)).rejects.toBeInstanceOf(ExportBusyError);
   });
 });
