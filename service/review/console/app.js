@@ -93,10 +93,18 @@ async function load(keepIndex = false) {
   select(state.index);
 }
 
+// Bidirectional controls (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI) reorder what follows them on screen: a
+// submitted "\u202Egnp.exe" shows as "exe.png". They are shown as what they are, so the text on screen is the
+// text that was sent; every submitted string goes through here.
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+function visible(text) {
+  return String(text).replace(BIDI_CONTROLS, (c) => `⟦U+${c.codePointAt(0).toString(16).toUpperCase()}⟧`);
+}
+
 function preview(fields) {
   for (const v of Object.values(fields)) {
     const s = typeof v === 'string' ? v : JSON.stringify(v);
-    if (s && s.trim()) return s.trim().slice(0, 140);
+    if (s && s.trim()) return visible(s.trim().slice(0, 140));
   }
   return '(no fields)';
 }
@@ -123,7 +131,7 @@ function renderList() {
         el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
         el('span', { text: item.formId }),
         el('span', { text: when(item.receivedAt) })),
-      el('span', { className: 'preview', text: preview(item.fields) }));
+      el('span', { className: 'preview', dir: 'auto', text: preview(item.fields) }));
     li.addEventListener('click', () => select(i));
     list.append(li);
   });
@@ -151,7 +159,7 @@ function renderDetail(entry) {
   const v = item.verdict;
   detail.append(
     el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { text: `${Math.round(v.confidence * 100)}% confident` })),
-    el('p', { className: 'reasoning', text: v.reasoning }),
+    el('p', { className: 'reasoning', text: visible(v.reasoning) }),
   );
   const facts = el('dl', { className: 'facts' });
   const fact = (k, val) => facts.append(el('dt', { text: k }), el('dd', { text: val }));
@@ -168,7 +176,11 @@ function renderDetail(entry) {
   }
   const fields = el('dl', { className: 'fields' });
   for (const [name, value] of Object.entries(item.fields)) {
-    fields.append(el('dt', { text: name }), el('dd', { text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }));
+    // dir=auto: a right-to-left message reads from the right, as its sender wrote it.
+    fields.append(
+      el('dt', { dir: 'auto', text: visible(name) }),
+      el('dd', { dir: 'auto', text: visible(typeof value === 'string' ? value : JSON.stringify(value, null, 2)) }),
+    );
   }
   detail.append(fields);
   if (item.truncated) detail.append(el('p', { className: 'note', text: 'Some fields were cut to the size limit.' }));
