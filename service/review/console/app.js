@@ -68,7 +68,14 @@ function showCounts(counts) {
 
 async function start() {
   let me;
-  try { me = await call('GET', '/me'); } catch { showSignIn(); return; }
+  try {
+    me = await call('GET', '/me');
+  } catch (err) {
+    showSignIn();
+    // Only a 401 means "signed out"; anything else (the store down: 503) is said, so nobody retypes a token for it.
+    if (err.status !== 401) $('sign-in-error').textContent = `${err.message} Your session is kept: reload the page once it is back.`;
+    return;
+  }
   $('sign-in').hidden = true;
   $('console').hidden = false;
   $('sign-out').hidden = false;

@@ -1,0 +1,82 @@
+import type { Browser } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../service/app.ts';
+import { startReview, type Review } from '../../service/review/setup.ts';
+import { parseTenants } from '../../service/tenants/load.ts';
+import { ACME_TOKEN, keywordClassifier, tenantsFile } from './app-fixture.ts';
+import { launchChromium } from './browser.ts';
+import { fakeJob, freePort, OwnRedis, silent, tempDir, until } from './helpers.ts';
+
+// Real headless Chromium against the real app on a Redis of the test's own, which the test stops.
+let server: OwnRedis;
+let data: Awaited<ReturnType<typeof tempDir>>;
+let spool: Awaited<ReturnType<typeof tempDir>>;
+let review: Review;
+let app: FastifyInstance;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  data = await tempDir('store-down-redis');
+  spool = await tempDir('store-down-spool');
+  server = new OwnRedis(await freePort(), data.dir);
+  await server.start();
+  const tenants = { current: parseTenants(JSON.stringify(tenantsFile()), 'test') };
+  review = startReview({
+    env: {
+      REDIS_URL: server.url,
+      REVIEW_BAND: 0.75,
+      REVIEW_SAMPLE_RATE: 0,
+      REVIEW_RETENTION_DAYS: 30,
+      REVIEW_SPOOL_DIR: spool.dir,
+      REVIEW_SPOOL_MAX_BYTES: 1 << 20,
+      REVIEW_MAX_FIELD_BYTES: 4096,
+      BULLMQ_PREFIX: 'fgtest-store-down',
+    },
+    log: silent,
+    moderators: tenants,
+    registry: new Registry(),
+  });
+  await until(async () => (await review.store.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
+  await review.store.ingest(fakeJob({ accountId: 'acme', fields: { message: 'store down item' } }));
+  app = await buildApp({ tenants, classifier: keywordClassifier, maxEventLoopDelayMs: 0, reviewSink: review.sink, reviewRoutes: review.routes });
+  base = await app.listen({ host: '127.0.0.1', port: 0 });
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await review?.close();
+  server?.kill();
+  await spool?.remove();
+  await data?.remove();
+});
+
+describe('the console while the review store is down', () => {
+  it('says the store is unavailable instead of asking a signed-in moderator for the token again', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}/review`);
+      await page.fill('#token', ACME_TOKEN);
+      await page.press('#token', 'Enter');
+      await page.locator('#list li[data-id]', { hasText: 'store down item' }).waitFor();
+
+      await server.stop();
+      await page.reload();
+      await page.locator('#sign-in-error', { hasText: 'The review store is not available; try again shortly.' }).waitFor({ timeout: 10_000 });
+      expect(await page.locator('#sign-in-error').textContent()).toContain('Your session is kept');
+
+      // It was: with Redis back (SHUTDOWN SAVE kept the session), a reload opens the console without a token.
+      await server.start();
+      await until(async () => (await review.store.counts('acme').catch(() => undefined)) !== undefined, 'review reconnected');
+      await page.reload();
+      await page.locator('#list li[data-id]', { hasText: 'store down item' }).waitFor({ timeout: 10_000 });
+    } finally {
+      await context.close();
+    }
+  });
+});
