@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
+import { Gauge } from 'prom-client';
 import type { ModelSlot } from '../verify/model-slot.ts';
 
 export interface HealthOptions {
@@ -18,9 +19,27 @@ async function redisAnswers(redis: Redis, timeoutMs: number): Promise<boolean> {
   }
 }
 
-/** /healthz: the process is up. /readyz: the model is loaded and Redis (when configured) answers. */
+/**
+ * /healthz: the process is up. /readyz: the model is loaded, so verify answers. Redis (when configured) is reported
+ * in the body and as formguard_redis_up, but does not make the instance unready: without it the instance still
+ * classifies (rate limits count in memory, review items go to the spool), and a shared Redis that fails would
+ * otherwise take every instance out of the load balancer at once.
+ */
 export default fp<HealthOptions>(
   async (app, opts) => {
+    const redis = opts.redis;
+    const timeoutMs = opts.redisTimeoutMs ?? 1000;
+    if (redis !== undefined) {
+      new Gauge({
+        name: 'formguard_redis_up',
+        help: 'Whether Redis answered a PING at scrape time (1) or not (0); without it limits are per instance',
+        registers: [app.metrics.registry],
+        async collect() {
+          this.set((await redisAnswers(redis, timeoutMs)) ? 1 : 0);
+        },
+      });
+    }
+
     app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
     app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
@@ -28,10 +47,10 @@ export default fp<HealthOptions>(
       const state = opts.model.state;
       if (state.kind === 'loading') problems.push('model is loading');
       if (state.kind === 'failed') problems.push('model failed to load');
-      if (opts.redis !== undefined && !(await redisAnswers(opts.redis, opts.redisTimeoutMs ?? 1000))) problems.push('redis does not answer');
-      if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems });
-      return { status: 'ready', modelVersion: opts.model.classifier?.modelVersion };
+      const redisState = redis === undefined ? {} : { redis: (await redisAnswers(redis, timeoutMs)) ? ('up' as const) : ('down' as const) };
+      if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems, ...redisState });
+      return { status: 'ready', modelVersion: opts.model.classifier?.modelVersion, ...redisState };
     });
   },
-  { name: 'formguard-health', fastify: '5.x' },
+  { name: 'formguard-health', fastify: '5.x', dependencies: ['formguard-metrics'] },
 );

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Classifier } from '../../../service/classifier/types.ts';
-import { stubClassifier, testApp } from '../helpers.ts';
+import { ORIGIN, stubClassifier, testApp, verifyBody } from '../helpers.ts';
 import { REDIS_URL } from '../../redis-url.ts';
 
 let app: FastifyInstance | undefined;
@@ -36,18 +36,34 @@ describe('/healthz and /readyz', () => {
     expect(res.json().problems).toContain('model failed to load');
   });
 
-  it('readyz includes a Redis ping when Redis is configured', async () => {
+  it('readyz reports Redis, up or down, but stays 200 without it: the instance still classifies', async () => {
     const live = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     app = await testApp({ redis: live });
-    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    const up = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(up.statusCode).toBe(200);
+    expect(up.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', redis: 'up' });
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^formguard_redis_up 1$/m);
     await app.close();
     live.disconnect();
 
+    // A shared Redis that fails must not take every instance out of the load balancer: verify keeps answering.
     const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
     app = await testApp({ redis: dead });
+    const down = await app.inject({ method: 'GET', url: '/readyz' });
+    expect(down.statusCode).toBe(200);
+    expect(down.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', redis: 'down' });
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^formguard_redis_up 0$/m);
+    const verify = await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
+    expect(verify.statusCode).toBe(200);
+    dead.disconnect();
+  });
+
+  it('readyz is 503 while the model loads, and says how Redis is', async () => {
+    const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    app = await testApp({ redis: dead, classifier: new Promise<Classifier>(() => {}) });
     const res = await app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);
-    expect(res.json().problems).toContain('redis does not answer');
+    expect(res.json()).toEqual({ status: 'not-ready', problems: ['model is loading'], redis: 'down' });
     dead.disconnect();
   });
 });
