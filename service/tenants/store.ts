@@ -70,12 +70,15 @@ export class TenantsStore implements TenantsSource {
     return { kind: 'reloaded' };
   }
 
-  /** Watches the directory, not the file: editors and the CLI replace the file by renaming over it. */
+  /**
+   * Watches the directory, not the file: editors and the CLI replace the file by renaming over it. Every change in
+   * the folder triggers a (debounced) read, not only one named like the file: a Kubernetes ConfigMap or Secret
+   * volume updates the file by swapping the `..data` symlink the file's own symlink goes through, so no event ever
+   * names the file. A read that finds the content in use changes nothing and logs nothing.
+   */
   watch(debounceMs = 150): void {
     if (this.#watcher !== undefined) return;
-    const name = path.basename(this.file);
-    this.#watcher = watch(path.dirname(this.file), { persistent: false }, (_event, changed) => {
-      if (changed !== null && changed !== name) return;
+    this.#watcher = watch(path.dirname(this.file), { persistent: false }, () => {
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.reload(), debounceMs);
     });

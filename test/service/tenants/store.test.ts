@@ -1,4 +1,4 @@
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,28 @@ describe('tenants store', () => {
     await rename(path.join(dir, 'tmp.json'), file);
     await until(() => store.current.forms.has('renamed-again'));
     store.close();
+  });
+
+  it('follows a Kubernetes ConfigMap update, which swaps a ..data symlink and never names the file', async () => {
+    // The layout the kubelet writes: tenants.json -> ..data/tenants.json, ..data -> ..<timestamp>/.
+    const data = tenantsFile();
+    await mkdir(path.join(dir, '..v1'));
+    await writeFile(path.join(dir, '..v1', 'tenants.json'), JSON.stringify(data));
+    await symlink('..v1', path.join(dir, '..data'));
+    await symlink(path.join('..data', 'tenants.json'), path.join(dir, 'tenants.json'));
+    const store = await TenantsStore.open(path.join(dir, 'tenants.json'), captureLogger().logger);
+    store.watch(20);
+    try {
+      data.accounts[0]?.forms.push({ id: 'configmap-form', allowedReferrers: ['new.example'] });
+      await mkdir(path.join(dir, '..v2'));
+      await writeFile(path.join(dir, '..v2', 'tenants.json'), JSON.stringify(data));
+      await symlink('..v2', path.join(dir, '..data_tmp'));
+      await rename(path.join(dir, '..data_tmp'), path.join(dir, '..data'));
+      await rm(path.join(dir, '..v1'), { recursive: true });
+      await until(() => store.current.forms.has('configmap-form'));
+    } finally {
+      store.close();
+    }
   });
 
   it('keeps the last good configuration after an invalid edit and logs why', async () => {
