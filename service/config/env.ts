@@ -4,9 +4,26 @@ import path from 'node:path';
 import { z } from 'zod';
 
 // Empty strings from shells and .env files mean "unset", not "invalid".
-const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 const optionalString = unsetIfEmpty(z.string().optional());
-const number = (def: number) => z.preprocess((v) => (v === '' || v === undefined ? def : Number(v)), z.number().finite());
+// Decimal only, surrounding spaces ignored: Number() reads " " as 0 (PORT " " listened on a random port, a timeout
+// of " " turned the limit off) and "0x10" as 16.
+const DECIMAL = /^[+-]?\d+(\.\d+)?$/;
+const number = (def: number) =>
+  z.preprocess(
+    (v) => {
+      const t = typeof v === 'string' ? v.trim() : v;
+      if (t === '' || t === undefined) return def;
+      return typeof t === 'string' && DECIMAL.test(t) ? Number(t) : t;
+    },
+    z.number({ error: 'must be a decimal number' }).finite(),
+  );
+
+// ioredis understands redis:// and rediss:// only (http://host is read as a Unix socket path), and turns a path
+// that is not a database number into SELECT NaN, which threw out of the process as an uncaught Redis error.
+const redisUrl = z
+  .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' })
+  .refine((u) => !URL.canParse(u) || /^\/?\d*$/.test(new URL(u).pathname), { error: 'the path, if any, must be a database number (redis://host:6379/0)' });
 
 /** Which X-Forwarded-For hops are believed: none, all, the last `hops` (appended by your proxies), or those added by these proxies. */
 export type TrustProxy = boolean | { readonly hops: number } | { readonly proxies: readonly string[] };
@@ -46,7 +63,7 @@ export const envSchema = z.object({
   PORT: number(3000).pipe(z.number().int().min(0).max(65535)),
   HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),
   TENANTS_FILE: optionalString,
-  REDIS_URL: optionalString.pipe(z.string().url().optional()),
+  REDIS_URL: optionalString.pipe(redisUrl.optional()),
   MODELS_DIR: unsetIfEmpty(z.string().min(1).default('models')),
   MODEL_VERSION: optionalString,
   LOG_LEVEL: unsetIfEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),

@@ -13,6 +13,23 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ PORT: '70000' })).toThrow(/PORT/);
   });
 
+  it('reads a number in decimals only; spaces alone mean unset, not 0', () => {
+    expect(parseEnv({ PORT: ' ', REQUEST_TIMEOUT_MS: ' ', SHUTDOWN_GRACE_MS: '\t' })).toMatchObject({ PORT: 3000, REQUEST_TIMEOUT_MS: 30_000, SHUTDOWN_GRACE_MS: 10_000 });
+    expect(parseEnv({ HOST: ' ', TRUST_PROXY: ' ', LOG_LEVEL: '  ' })).toMatchObject({ HOST: '127.0.0.1', TRUST_PROXY: false, LOG_LEVEL: 'info' });
+    expect(parseEnv({ PORT: ' 3001 ', REVIEW_BAND: '0.5' })).toMatchObject({ PORT: 3001, REVIEW_BAND: 0.5 });
+    for (const PORT of ['0x10', 'abc', '3000abc', '1e3', 'Infinity']) expect(() => parseEnv({ PORT })).toThrow(/PORT: must be a decimal number/);
+  });
+
+  it('takes a redis:// or rediss:// REDIS_URL whose path is a database number, and says what is wrong otherwise', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://:pw@127.0.0.1:6379/3', 'rediss://cache.example:6380/0']) {
+      expect(parseEnv({ REDIS_URL: url }).REDIS_URL).toBe(url);
+    }
+    for (const url of ['http://127.0.0.1:6379', 'localhost:6379', '127.0.0.1:6379']) expect(() => parseEnv({ REDIS_URL: url })).toThrow(/REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    for (const url of ['redis://127.0.0.1:6379/abc', 'redis://127.0.0.1:6379/0/x']) expect(() => parseEnv({ REDIS_URL: url })).toThrow(/REDIS_URL: the path, if any, must be a database number/);
+    // The message never repeats the URL, which may hold a password.
+    expect(() => parseEnv({ REDIS_URL: 'http://:secret-pw@host:6379' })).toThrow(/^(?![\s\S]*secret-pw)/);
+  });
+
   it('reads TRUST_PROXY strictly: true/1 and false/0, anything else is an error rather than a quiet false', () => {
     expect(parseEnv({}).TRUST_PROXY).toBe(false);
     expect(parseEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
