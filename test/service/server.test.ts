@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -106,6 +106,34 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const { code, stderr } = await exited;
     expect(code).toBe(0);
     expect(stderr).toContain('formguard: writing the log failed (EPIPE); log lines are dropped from now on');
+  }, 30_000);
+
+  it("docker-compose's command hands the signal to node: SIGTERM to the shell it starts drains the service", async () => {
+    // `docker compose stop` sends SIGTERM to the container's PID 1, the shell of `command`. As PID 1 a shell ignores
+    // it; elsewhere it dies of it. Either way, only a shell that exec'd node lets the service shut down cleanly. npm
+    // ci and the build are skipped here (node_modules is installed, beforeAll built dist/).
+    const compose = await readFile(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
+    const command = /^ {4}command: sh -c "(.*)"$/m.exec(compose)?.[1];
+    expect(command).toBeDefined();
+    const script = (command ?? '').replace('npm ci', 'true').replace('npm run build', 'true');
+    const port = await freePort();
+    // Its own process group, so that a node left behind by the shell can be ended with it.
+    const child = spawn('sh', ['-c', script], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitReady(port, exited);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(stdout).toMatch(/"msg":"stopped"/);
+    } finally {
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGKILL');
+      } catch {
+        // The group is gone: nothing was left behind.
+      }
+    }
   }, 30_000);
 
   it('with REDIS_URL, serves the moderator console from the bundle (its files are found from package.json)', async () => {
