@@ -9,6 +9,8 @@ export interface Audit {
   confidence?: number;
   modelVersion?: string;
   processingTime?: number;
+  /** Only on invalid-key and key-guessing lines: the IP the failed-key limit counts, which on-call needs to act on. */
+  clientIp?: string;
 }
 
 declare module 'fastify' {

@@ -34,10 +34,14 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   if (classifier === undefined) return { kind: 'not-ready', submissionId: randomUUID() };
 
   const blockedFor = deps.keyGuard.blockedFor(ctx.ip);
-  if (blockedFor > 0) return { kind: 'key-guessing', retryAfterSeconds: blockedFor };
+  if (blockedFor > 0) {
+    audit.clientIp = ctx.ip;
+    return { kind: 'key-guessing', retryAfterSeconds: blockedFor };
+  }
   const tenants = deps.tenants.current;
   const owner = tenants.keys.get(sha256Hex(body.apiKey));
   if (owner === undefined) {
+    audit.clientIp = ctx.ip;
     const decision = await deps.keyGuard.recordFailure(ctx.ip);
     return decision.allowed ? { kind: 'invalid-key' } : { kind: 'key-guessing', retryAfterSeconds: decision.retryAfterSeconds };
   }

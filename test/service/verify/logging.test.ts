@@ -54,6 +54,23 @@ describe('one structured log line per verify request', () => {
     expect(verify?.processingTime).toBe(res.json().processingTime);
   });
 
+  it('names the client IP on failed-key lines (what the failed-key limit counts), and only there', async () => {
+    const capture = captureLogger();
+    app = await testApp({ logger: capture.logger, trustProxy: { hops: 1 }, keyFailureRule: { max: 1, windowMs: 60_000, algorithm: 'fixed' } });
+    const headers = { ...ORIGIN, 'x-forwarded-for': '198.51.100.7' };
+    await app.inject({ method: 'POST', url: '/v1/verify', headers, payload: verifyBody({ apiKey: `${KEY}-wrong` }) });
+    await app.inject({ method: 'POST', url: '/v1/verify', headers, payload: verifyBody({ apiKey: `${KEY}-wrong` }) });
+    await app.inject({ method: 'POST', url: '/v1/verify', headers, payload: verifyBody() });
+    await app.inject({ method: 'POST', url: '/v1/verify', headers: { ...ORIGIN, 'x-forwarded-for': '203.0.113.9' }, payload: verifyBody() });
+    const lines = capture.lines.filter((l) => l.msg === 'verify');
+    expect(lines.map((l) => [l.outcome, l.clientIp])).toEqual([
+      ['invalid-key', '198.51.100.7'],
+      ['key-guessing', '198.51.100.7'],
+      ['key-guessing', '198.51.100.7'],
+      ['legitimate', undefined],
+    ]);
+  });
+
   it('logs refused requests too, with their outcome', async () => {
     const capture = captureLogger();
     app = await testApp({ logger: capture.logger });
