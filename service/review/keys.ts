@@ -66,6 +66,15 @@ export class AccountKeys {
     return `${this.base}:unexported`;
   }
 
+  /**
+   * Labels taken back by an undo and not yet written to data/labels as withdrawals, by the time of the undo (ms):
+   * members are JSON `{submissionId, withdrawn: labelledAt, exported}`. Not swept: they hold no personal data, and
+   * dropping one would leave its undone label in the files for good.
+   */
+  withdrawals(): string {
+    return `${this.base}:withdrawals`;
+  }
+
   /** Form ids that have had items (for the console's filter). */
   forms(): string {
     return `${this.base}:forms`;

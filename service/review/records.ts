@@ -34,6 +34,19 @@ export const exportedLabelSchema = labelRecordSchema.pick({
 });
 export type ExportedLabel = z.infer<typeof exportedLabelSchema>;
 
+/**
+ * The other kind of line in data/labels/<date>.jsonl: a label taken back by an undo after it was exported. The
+ * training loader drops the label line(s) of that submission with that labelledAt before it keeps the newest.
+ */
+export const labelWithdrawalSchema = z.object({
+  submissionId: z.string().uuid(),
+  /** The labelledAt of the undone label: which line of this submission is withdrawn. */
+  withdrawn: z.string().datetime(),
+  /** When the undo happened. */
+  withdrawnAt: z.string().datetime(),
+});
+export type LabelWithdrawal = z.infer<typeof labelWithdrawalSchema>;
+
 /** A console session, stored in Redis under the hash of its random id. */
 export const sessionRecordSchema = z.object({
   accountId: z.string().min(1),

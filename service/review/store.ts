@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
 import { ReviewKeys, type AccountKeys } from './keys.ts';
-import { labelRecordSchema, type Label, type LabelRecord } from './records.ts';
+import { labelRecordSchema, labelWithdrawalSchema, type Label, type LabelRecord } from './records.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -45,6 +46,10 @@ return 1`;
 
 // Takes back this moderator's newest label, only while it is still the item's label: the label it replaced comes
 // back (with its moderator, time and export state), or, for a first label, the item goes back to pending.
+// The undone label is recorded as withdrawn (KEYS[11], scored by ARGV[7], now), so the next export can take back its
+// line if one was written. exported: acknowledged by an export (no longer in unexported). A label still unexported
+// is recorded too: an export may have written its line and not yet acknowledged it (or crashed in between), and
+// only the files can tell; the export writes no line for it unless its label line is there.
 // Returns {1} back to pending, {2} earlier label restored, {-1, moderator} relabelled since by that moderator,
 // {0} raced with another label of this moderator, {-2} item expired, {-3} label already gone.
 const UNDO = `
@@ -60,6 +65,8 @@ local current = redis.call('GET', KEYS[2])
 if not current then return {-3} end
 local label = cjson.decode(current)
 if label.moderatorId ~= ARGV[4] or (ARGV[5] ~= '' and label.labelledAt ~= ARGV[5]) then return {-1, label.moderatorId} end
+local exported = redis.call('ZSCORE', KEYS[4], ARGV[2]) == false
+redis.call('ZADD', KEYS[11], ARGV[7], cjson.encode({ submissionId = ARGV[2], withdrawn = label.labelledAt, exported = exported }))
 local previous = redis.call('LPOP', KEYS[10])
 if previous then
   local p = cjson.decode(previous)
@@ -103,6 +110,28 @@ export type UndoResult =
   /** Refused: the moderator's newest label was relabelled since (by `by`); it is dropped, the next undo goes further back. */
   | { readonly kind: 'relabelled'; readonly submissionId: string; readonly by: string }
   | { readonly kind: 'nothing' };
+
+/**
+ * An undone label as the withdrawals index holds it (the time of the undo is the score). `exported`: the label had
+ * been acknowledged by an export, so its line is in the files; otherwise it may be (written, not yet acknowledged).
+ */
+export const withdrawalEntrySchema = labelWithdrawalSchema.pick({ submissionId: true, withdrawn: true }).extend({ exported: z.boolean() });
+export type WithdrawalEntry = z.infer<typeof withdrawalEntrySchema>;
+
+/** A withdrawal waiting for the export; entry undefined for a member that does not parse (it is acknowledged as is). */
+export interface PendingWithdrawal {
+  readonly member: string;
+  readonly entry: WithdrawalEntry | undefined;
+  readonly withdrawnAt: string;
+}
+
+function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
 
 function parseLabel(raw: string | null): LabelRecord | undefined {
   if (raw === null || raw === '') return undefined;
@@ -296,7 +325,7 @@ export class ReviewStore {
       const status = item?.verdict.status ?? 'spam';
       const [code, by] = (await this.#redis.eval(
         UNDO,
-        10,
+        11,
         k.undo(moderatorId),
         k.label(submissionId),
         k.labelled(),
@@ -304,12 +333,14 @@ export class ReviewStore {
         ...k.pendingAll(formId, status),
         k.item(submissionId),
         k.labelHistory(submissionId),
+        k.withdrawals(),
         entry,
         submissionId,
         item === undefined ? 0 : Date.parse(item.receivedAt),
         moderatorId,
         labelledAt,
         item === undefined ? 0 : this.expiresAt(item.receivedAt),
+        this.#now(),
       )) as [number, string?];
       if (code === 1 || code === 2) return { kind: 'undone', submissionId };
       // Refuse rather than skip: undoing an older label instead would change something the moderator did not mean to.
@@ -341,6 +372,24 @@ export class ReviewStore {
     if (entries.length === 0) return 0;
     const args = entries.flatMap((e) => [e.submissionId, e.score]);
     return (await this.#redis.eval(ACK, 1, this.keys.forAccount(accountId).unexported(), ...args)) as number;
+  }
+
+  /** Labels taken back by an undo and not yet handled by an export, oldest undo first. */
+  async withdrawals(accountId: string, limit = 1000): Promise<PendingWithdrawal[]> {
+    const flat = await this.#redis.zrange(this.keys.forAccount(accountId).withdrawals(), '0', String(limit - 1), 'WITHSCORES');
+    const out: PendingWithdrawal[] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      const member = flat[i] ?? '';
+      const parsed = withdrawalEntrySchema.safeParse(parseJson(member));
+      out.push({ member, entry: parsed.success ? parsed.data : undefined, withdrawnAt: new Date(Number(flat[i + 1] ?? 0)).toISOString() });
+    }
+    return out;
+  }
+
+  /** Forgets withdrawals the export has written (or found nothing to withdraw for). */
+  async acknowledgeWithdrawals(accountId: string, members: readonly string[]): Promise<number> {
+    if (members.length === 0) return 0;
+    return this.#redis.zrem(this.keys.forAccount(accountId).withdrawals(), ...members);
   }
 
   /**

@@ -118,3 +118,52 @@ describe('undo with several moderators', () => {
     expect(await store.undo(account, 'alice')).toEqual({ kind: 'nothing' });
   });
 });
+
+describe('undo of a label after its export', () => {
+  const exportAll = async () => store.acknowledgeExported(account, await store.unexported(account));
+
+  it('records the withdrawal of an exported label that goes back to pending, with the undone label’s time', async () => {
+    const x = await item();
+    const alices = await store.label(account, x, 'spam', 'alice');
+    await exportAll();
+    expect(await store.withdrawals(account)).toEqual([]);
+
+    expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
+    const [w, ...rest] = await store.withdrawals(account);
+    expect(rest).toEqual([]);
+    expect(w?.entry).toEqual({ submissionId: x, withdrawn: alices!.labelledAt, exported: true });
+    expect(Date.parse(w!.withdrawnAt)).toBeGreaterThan(Date.parse(alices!.labelledAt));
+    // Nothing new to export but the withdrawal: the item is pending, its label gone.
+    expect(await store.unexported(account)).toEqual([]);
+    expect(await store.acknowledgeWithdrawals(account, [w!.member])).toBe(1);
+    expect(await store.withdrawals(account)).toEqual([]);
+  });
+
+  it('records the withdrawal of an exported relabel whose undo restores the earlier label', async () => {
+    const x = await item();
+    await store.label(account, x, 'spam', 'alice');
+    await exportAll();
+    const mias = await store.label(account, x, 'legitimate', 'mia');
+    await exportAll();
+
+    await store.undo(account, 'mia');
+    expect((await store.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, withdrawn: mias!.labelledAt, exported: true }]);
+    expect(await store.getLabel(account, x)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+  });
+
+  it('records an undone label that was never acknowledged as not exported (the export writes no line for it)', async () => {
+    const x = await item();
+    const alices = await store.label(account, x, 'spam', 'alice');
+    await store.undo(account, 'alice');
+    expect((await store.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, withdrawn: alices!.labelledAt, exported: false }]);
+  });
+
+  it('records nothing for an undo that is refused', async () => {
+    const x = await item();
+    await store.label(account, x, 'spam', 'alice');
+    await exportAll();
+    await store.label(account, x, 'legitimate', 'mia');
+    expect(await store.undo(account, 'alice')).toMatchObject({ kind: 'relabelled' });
+    expect(await store.withdrawals(account)).toEqual([]);
+  });
+});
