@@ -36,6 +36,17 @@ describe('a malformed moderator label line', () => {
     expect(() => loadDataDir(root)).toThrow(new DataError(`${file}: line 1: ${message}`));
   });
 
+  it.each([
+    [{ withdrawn: 'yesterday' }, 'withdrawn: invalid ISO datetime'],
+    [{ submissionId: 'abc-123' }, 'submissionId: invalid UUID'],
+    [{ submissionId: undefined }, 'submissionId: missing (expected string)'],
+  ])('names the field at fault in a withdrawal line (%o)', (bad, message) => {
+    const withdrawal = { submissionId: SUBMISSION, withdrawn: GOOD_LABEL.labelledAt, withdrawnAt: '2026-11-21T09:00:00.000Z', ...bad };
+    const root = dataDir({ 'labels/2026-11-20.jsonl': [labelLine({}), JSON.stringify(withdrawal)] });
+    const file = path.join(root, 'labels/2026-11-20.jsonl');
+    expect(() => loadDataDir(root)).toThrow(new DataError(`${file}: line 2: ${message}`));
+  });
+
   it('accepts a labelledAt with a UTC offset and orders relabels by the instant it names', () => {
     // 09:30+01:00 is 08:30Z: the later line is the older label, so the Z line's "spam" stays.
     const root = dataDir({

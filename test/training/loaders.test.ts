@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LABEL_WEIGHTS, loadDataDir } from '../../training/data/loaders.ts';
+import { LABEL_WEIGHTS, latestLabels, loadDataDir, loadJsonl } from '../../training/data/loaders.ts';
 
 const SUBMISSION = '0b8f6a52-4c1e-4d8e-9a57-2f3c1d9e7b10';
 const OTHER = '5d2c9f0e-8b7a-4e61-a3d4-7c6b5a4f3e21';
@@ -10,6 +10,10 @@ let dir = '';
 
 function label(submissionId: string, label: 'spam' | 'legitimate', labelledAt: string, extra: object = {}): string {
   return JSON.stringify({ submissionId, formId: 'contact', label, fields: { message: `text of ${submissionId}` }, labelledAt, ...extra });
+}
+
+function withdrawal(submissionId: string, withdrawn: string): string {
+  return JSON.stringify({ submissionId, withdrawn, withdrawnAt: '2026-11-23T08:00:00.000Z' });
 }
 
 function dataDir(files: Record<string, string[]>): string {
@@ -47,5 +51,60 @@ describe('loadDataDir with moderators\' labels', () => {
     const at = '2026-11-21T08:00:00.000Z';
     const { records } = loadDataDir(dataDir({ '2026-11-21.jsonl': [label(SUBMISSION, 'spam', at), label(SUBMISSION, 'legitimate', at)] }));
     expect(records.map((r) => r.label)).toEqual(['legitimate']);
+  });
+});
+
+describe('loadDataDir with labels withdrawn by an undo after their export', () => {
+  const first = '2026-11-20T09:00:00.000Z';
+  const relabel = '2026-11-21T09:00:00.000Z';
+
+  it('trains on the earlier label an undo of a relabel restored, not on the newer, undone line', () => {
+    const loaded = loadDataDir(
+      dataDir({
+        '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first, { moderatorId: 'alice' })],
+        '2026-11-21.jsonl': [label(SUBMISSION, 'legitimate', relabel, { moderatorId: 'bob' }), withdrawal(SUBMISSION, relabel), label(OTHER, 'spam', relabel)],
+      }),
+    );
+    expect(loaded.records.filter((r) => r.id === `label:${SUBMISSION}`).map((r) => r.label)).toEqual(['spam']);
+    expect(loaded.withdrawn).toBe(1);
+    // The files still count every label line they hold.
+    expect(loaded.files.map((f) => f.records)).toEqual([1, 2]);
+  });
+
+  it('trains on no label of an item whose only label was undone (back to pending)', () => {
+    const { records } = loadDataDir(dataDir({ '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first), label(OTHER, 'legitimate', first), withdrawal(SUBMISSION, first)] }));
+    expect(records.map((r) => r.id)).toEqual([`label:${OTHER}`]);
+  });
+
+  it('trains on a label made after the undo, and applies a withdrawal from another file than its label', () => {
+    const { records } = loadDataDir(
+      dataDir({
+        '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first)],
+        '2026-11-22.jsonl': [label(SUBMISSION, 'legitimate', '2026-11-22T09:00:00.000Z')],
+        'undone.jsonl': [withdrawal(SUBMISSION, first)],
+      }),
+    );
+    expect(records.map((r) => r.label)).toEqual(['legitimate']);
+  });
+
+  it('ignores a withdrawal of a label the files do not hold, and matches the instant of a labelledAt with an offset', () => {
+    const { records, withdrawn } = loadDataDir(
+      dataDir({
+        '2026-11-20.jsonl': [
+          label(SUBMISSION, 'spam', '2026-11-20T10:00:00+01:00'),
+          label(OTHER, 'legitimate', first),
+          withdrawal(SUBMISSION, first), // 09:00Z is the instant 10:00+01:00 names
+          withdrawal(OTHER, relabel),
+          withdrawal('9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d', first),
+        ],
+      }),
+    );
+    expect(records.map((r) => r.id)).toEqual([`label:${OTHER}`]);
+    expect(withdrawn).toBe(1);
+  });
+
+  it('applies withdrawals in loadJsonl and latestLabels too (what npm run evaluate reads)', () => {
+    const root = dataDir({ 'a.jsonl': [label(SUBMISSION, 'spam', first), label(SUBMISSION, 'legitimate', relabel), withdrawal(SUBMISSION, relabel)] });
+    expect(latestLabels(loadJsonl(path.join(root, 'labels', 'a.jsonl'), 'labels')).map((r) => r.label)).toEqual(['spam']);
   });
 });

@@ -5,7 +5,7 @@ import { ModelLoadError } from '../../service/classifier/errors.ts';
 import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
 import type { BinaryMetrics } from '../../service/classifier/manifest.ts';
 import { parseFlags, UsageError } from '../../service/cli/usage.ts';
-import { DataError, latestLabels, loadLabelledFile } from '../data/loaders.ts';
+import { DataError, latestLabels, readLabelledFile } from '../data/loaders.ts';
 import { evaluate } from '../model/metrics.ts';
 
 const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...] [--json]
@@ -60,13 +60,17 @@ async function run(argv: string[]): Promise<void> {
   if (!values.model || !values.data?.length) throw new UsageError(`${values.model ? '--data' : '--model'} is required`);
   const classifier = await loadModel(values.model);
   const perFile = values.data.map((file) => {
-    const records = loadLabelledFile(path.resolve(file));
+    const loaded = readLabelledFile(path.resolve(file));
     // Scored, an empty file would print a row of zeros that reads like a result.
-    if (records.length === 0) throw new DataError(`no labelled records in ${file}`);
-    return records;
+    if (loaded.records.length === 0) throw new DataError(`no labelled records in ${file}`);
+    return loaded;
   });
-  // An exported labels file holds a line per relabel: score each submission once, by its newest label, as training does.
-  const records = latestLabels(perFile.flat());
+  // An exported labels file holds a line per relabel: score each submission once, by its newest label, as training
+  // does, leaving out labels withdrawn by an undo after the export (in whichever of the files the withdrawal is).
+  const records = latestLabels(
+    perFile.flatMap((f) => f.records),
+    perFile.flatMap((f) => f.withdrawals),
+  );
   const scored = records.map((r) => ({ source: r.source, label: (r.label === 'spam' ? 1 : 0) as 0 | 1, p: classifier.spamProbability(r.fields) }));
   const result = evaluate(scored, classifier.manifest.threshold);
   if (values.json) {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
 import { decodeHtmlText } from './html-text.ts';
-import { exportedLabelSchema, formRecordSchema, recordLineSchema, type LabelledRecord } from './record.ts';
+import { exportedLabelSchema, exportedWithdrawalSchema, formRecordSchema, recordLineSchema, type LabelledRecord } from './record.ts';
 
 /** How much a moderator's label weighs: correcting the model teaches more than agreeing with it. */
 export const LABEL_WEIGHTS = { contradicts: 3, confirms: 1 } as const;
@@ -53,18 +53,52 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, raw: unknown): strin
   return `${field}: ${issue.message.charAt(0).toLowerCase()}${issue.message.slice(1)}`;
 }
 
-/** A line with a submissionId or labelledAt and no id is a moderator's label, and is checked as one. */
-function looksLikeLabel(raw: unknown): boolean {
-  if (typeof raw !== 'object' || raw === null || 'id' in raw) return false;
-  return 'submissionId' in raw || 'labelledAt' in raw;
+/**
+ * A line with a submissionId, labelledAt or withdrawn and no id is a line of the moderators' labels: a withdrawal when
+ * it has `withdrawn`, a label otherwise, and is checked as one.
+ */
+function labelLineKind(raw: unknown): 'label' | 'withdrawal' | undefined {
+  if (typeof raw !== 'object' || raw === null || 'id' in raw) return undefined;
+  if ('withdrawn' in raw) return 'withdrawal';
+  return 'submissionId' in raw || 'labelledAt' in raw ? 'label' : undefined;
 }
 
 /**
- * JSON Lines of one of: the common record, a hand-written form record, or an exported moderator label. Every record
- * takes `source`, whatever a line's own source field says.
+ * An exported label that a moderator undid: the label record `id` (label:<submissionId>) whose labelledAt names the
+ * same instant is not trained on.
  */
-export function loadJsonl(file: string, source: string): LabelledRecord[] {
+export interface Withdrawal {
+  readonly id: string;
+  readonly labelledAt: string;
+}
+
+/** What one file holds: its records, and the moderators' labels it withdraws (labels files only). */
+export interface LabelledFile {
+  readonly records: LabelledRecord[];
+  readonly withdrawals: Withdrawal[];
+}
+
+function labelKey(id: string, labelledAt: string): string {
+  return `${id}|${Date.parse(labelledAt)}`;
+}
+
+/**
+ * The records without the label lines the withdrawals take back (every line of that submission with that labelledAt).
+ * A withdrawal whose label is not among the records changes nothing; a later relabel is another line and stays.
+ */
+export function withoutWithdrawn(records: readonly LabelledRecord[], withdrawals: readonly Withdrawal[]): LabelledRecord[] {
+  if (withdrawals.length === 0) return [...records];
+  const gone = new Set(withdrawals.map((w) => labelKey(w.id, w.labelledAt)));
+  return records.filter((r) => r.labelledAt === undefined || !gone.has(labelKey(r.id, r.labelledAt)));
+}
+
+/**
+ * JSON Lines of one of: the common record, a hand-written form record, an exported moderator label, or the
+ * withdrawal of one (an undo after the export). Every record takes `source`, whatever a line's own source field says.
+ */
+export function readJsonl(file: string, source: string): LabelledFile {
   const out: LabelledRecord[] = [];
+  const withdrawals: Withdrawal[] = [];
   readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === '') return;
     let raw: unknown;
@@ -73,7 +107,14 @@ export function loadJsonl(file: string, source: string): LabelledRecord[] {
     } catch {
       throw new DataError(`${file}: line ${i + 1} is not valid JSON`);
     }
-    if (looksLikeLabel(raw)) {
+    const kind = labelLineKind(raw);
+    if (kind === 'withdrawal') {
+      const withdrawal = exportedWithdrawalSchema.safeParse(raw);
+      if (!withdrawal.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(withdrawal.error.issues[0], raw)}`);
+      withdrawals.push({ id: `label:${withdrawal.data.submissionId}`, labelledAt: withdrawal.data.withdrawn });
+      return;
+    }
+    if (kind === 'label') {
       const label = exportedLabelSchema.safeParse(raw);
       if (!label.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(label.error.issues[0], raw)}`);
       const l = label.data;
@@ -90,16 +131,22 @@ export function loadJsonl(file: string, source: string): LabelledRecord[] {
     if (!rec.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(rec.error.issues[0], raw)}`);
     out.push({ ...rec.data, source });
   });
-  return out;
+  return { records: out, withdrawals };
+}
+
+/** The records of a JSON Lines file, without the labels its own withdrawal lines take back. */
+export function loadJsonl(file: string, source: string): LabelledRecord[] {
+  const { records, withdrawals } = readJsonl(file, source);
+  return withoutWithdrawn(records, withdrawals);
 }
 
 /** How each labelled file is read, by extension. */
-const READERS: Readonly<Record<string, (file: string, source: string) => LabelledRecord[]>> = {
-  '.csv': loadYoutubeCsv,
-  '.tsv': loadSmsTsv,
-  '.txt': loadSmsTsv,
-  '.jsonl': loadJsonl,
-  '.ndjson': loadJsonl,
+const READERS: Readonly<Record<string, (file: string, source: string) => LabelledFile>> = {
+  '.csv': (file, source) => ({ records: loadYoutubeCsv(file, source), withdrawals: [] }),
+  '.tsv': (file, source) => ({ records: loadSmsTsv(file, source), withdrawals: [] }),
+  '.txt': (file, source) => ({ records: loadSmsTsv(file, source), withdrawals: [] }),
+  '.jsonl': readJsonl,
+  '.ndjson': readJsonl,
 };
 
 /** What a data folder reads: not .txt, which is where its folders keep their provenance notes (SOURCE.txt). */
@@ -109,8 +156,11 @@ function listExtensions(exts: readonly string[]): string {
   return `${exts.slice(0, -1).join(', ')} or ${exts.at(-1)}`;
 }
 
-/** Any labelled file by its extension; used by `npm run evaluate`. Its records' source is the file's name unless given. */
-export function loadLabelledFile(file: string, source?: string): LabelledRecord[] {
+/**
+ * Any labelled file by its extension, with the label withdrawals it holds (they may take back labels of other files);
+ * used by `npm run evaluate`. Its records' source is the file's name unless given.
+ */
+export function readLabelledFile(file: string, source?: string): LabelledFile {
   if (!existsSync(file)) throw new DataError(`data file not found: ${file}`);
   if (statSync(file).isDirectory()) throw new DataError(`${file} is a directory, not a data file: give each file in it with its own --data`);
   const ext = path.extname(file).toLowerCase();
@@ -119,10 +169,18 @@ export function loadLabelledFile(file: string, source?: string): LabelledRecord[
   return read(file, source ?? path.basename(file, path.extname(file)));
 }
 
+/** Any labelled file's records, without the labels its own withdrawal lines take back. */
+export function loadLabelledFile(file: string, source?: string): LabelledRecord[] {
+  const { records, withdrawals } = readLabelledFile(file, source);
+  return withoutWithdrawn(records, withdrawals);
+}
+
 export interface LoadedData {
   readonly records: LabelledRecord[];
-  /** Every file read, with how many records it gave. */
+  /** Every file read, with how many records it gave (label lines later withdrawn included). */
   readonly files: { path: string; records: number }[];
+  /** Label lines left out because a withdrawal line took them back (a moderator's undo after the export). */
+  readonly withdrawn: number;
 }
 
 /**
@@ -132,6 +190,7 @@ export interface LoadedData {
 export function loadDataDir(dir: string): LoadedData {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new DataError(`data folder not found: ${dir}`);
   const records: LabelledRecord[] = [];
+  const withdrawals: Withdrawal[] = [];
   const files: { path: string; records: number }[] = [];
   for (const sub of readdirSync(dir).sort()) {
     const folder = path.join(dir, sub);
@@ -139,20 +198,25 @@ export function loadDataDir(dir: string): LoadedData {
     for (const f of readdirSync(folder).sort()) {
       if (!DATA_DIR_EXTENSIONS.includes(path.extname(f).toLowerCase())) continue;
       const file = path.join(folder, f);
-      const loaded = loadLabelledFile(file, sub);
-      records.push(...loaded);
-      files.push({ path: file, records: loaded.length });
+      const loaded = readLabelledFile(file, sub);
+      records.push(...loaded.records);
+      withdrawals.push(...loaded.withdrawals);
+      files.push({ path: file, records: loaded.records.length });
     }
   }
   if (records.length === 0) throw new DataError(`no labelled records under ${dir}`);
-  return { records: latestLabels(records), files };
+  // Withdrawals apply across files: a withdrawal line may sit in another file than the label it takes back.
+  const kept = withoutWithdrawn(records, withdrawals);
+  return { records: latestLabels(kept), files, withdrawn: records.length - kept.length };
 }
 
 /**
  * One record per moderated submission, the newest by labelledAt (a later line wins a tie): a relabel is a new
- * line, and the splitter would otherwise keep whichever label it met first.
+ * line, and the splitter would otherwise keep whichever label it met first. Withdrawn labels (an undo after the
+ * export) are dropped first, so the label the undo restored, or none, is what remains.
  */
-export function latestLabels(records: readonly LabelledRecord[]): LabelledRecord[] {
+export function latestLabels(records: readonly LabelledRecord[], withdrawals: readonly Withdrawal[] = []): LabelledRecord[] {
+  records = withoutWithdrawn(records, withdrawals);
   const newest = new Map<string, LabelledRecord>();
   for (const r of records) {
     if (r.labelledAt === undefined) continue;

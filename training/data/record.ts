@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exportedLabelSchema as exportedByService, labelSchema } from '../../service/review/records.ts';
+import { exportedLabelSchema as exportedByService, labelSchema, labelWithdrawalSchema as withdrawalByService } from '../../service/review/records.ts';
 
 /** Every source becomes this one record type before training or evaluation. */
 export const recordSchema = z.object({
@@ -21,6 +21,15 @@ export type LabelledRecord = z.infer<typeof recordSchema>;
 export const exportedLabelSchema = exportedByService.partial({ moderatorId: true, modelStatus: true, modelConfidence: true }).extend({
   // Hand-made files may write local time with an offset; labels are compared with Date.parse, which reads both.
   labelledAt: z.iso.datetime({ offset: true }),
+});
+
+/**
+ * A withdrawal line of data/labels/*.jsonl: a moderator undid an exported label, so the label line of that submission
+ * with that labelledAt is not trained on. Hand-made files may give local time with an offset and leave out withdrawnAt.
+ */
+export const exportedWithdrawalSchema = withdrawalByService.extend({
+  withdrawn: z.iso.datetime({ offset: true }),
+  withdrawnAt: z.iso.datetime({ offset: true }).optional(),
 });
 
 /** A common record as a JSON Lines file holds it: its folder (or, for `npm run evaluate`, its file) names the source. */
