@@ -2,11 +2,14 @@ import { mkdir, open, readdir, readFile, truncate, unlink } from 'node:fs/promis
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { exportedLabelSchema, type ExportedLabel, type LabelRecord } from './records.ts';
+import { exportedLabelSchema, labelWithdrawalSchema, type ExportedLabel, type LabelRecord, type LabelWithdrawal } from './records.ts';
 import type { ReviewStore } from './store.ts';
 
 export interface ExportResult {
+  /** Label lines written. */
   readonly written: number;
+  /** Withdrawal lines written: exported labels a moderator has undone since. */
+  readonly withdrawn: number;
   readonly files: readonly string[];
 }
 
@@ -26,6 +29,8 @@ export class ExportBusyError extends Error {
  * Idempotent twice over: exported labels leave the store's `unexported` index, and lines already in the
  * files (same submissionId and labelledAt, e.g. after a crash between write and mark) are not written again.
  * A relabel is a new line with a later labelledAt; the training loader keeps the latest per submissionId.
+ * An undo of a label whose line is in the files appends a withdrawal line (`{submissionId, withdrawn: labelledAt,
+ * withdrawnAt}`) beside it, acknowledged and never repeated the same way; the training loader drops the withdrawn line.
  */
 export async function exportLabels(store: ReviewStore, dir: string): Promise<ExportResult> {
   await mkdir(dir, { recursive: true });
@@ -82,9 +87,10 @@ function alive(pid: number): boolean {
 }
 
 async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResult> {
-  const seen = await alreadyExported(dir);
+  const inFiles = await alreadyExported(dir);
   const files = new Set<string>();
   let written = 0;
+  let withdrawn = 0;
   for (const accountId of await store.accounts()) {
     for (;;) {
       const page = await store.unexported(accountId, PAGE);
@@ -93,12 +99,10 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
       for (const { record } of page) {
         if (record === undefined) continue; // past retention before it was exported
         const key = seenKey(record);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const file = `${record.labelledAt.slice(0, 10)}.jsonl`;
-        const lines = byFile.get(file) ?? [];
-        lines.push(JSON.stringify(exportLine(record)));
-        byFile.set(file, lines);
+        if (inFiles.labels.has(key)) continue;
+        inFiles.labels.add(key);
+        inFiles.labelTimes.add(timeKey(record.submissionId, record.labelledAt));
+        addLine(byFile, record.labelledAt, exportLine(record));
       }
       for (const [file, lines] of byFile) {
         await appendDurably(path.join(dir, file), lines);
@@ -108,8 +112,38 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
       const acked = await store.acknowledgeExported(accountId, page);
       if (acked === 0 || page.length < PAGE) break;
     }
+    // After this account's labels: an undo of a label this run has just written (before its acknowledgement) is
+    // recorded as not exported, and is found here among the lines written, so its withdrawal goes out in this run.
+    for (;;) {
+      const page = await store.withdrawals(accountId, PAGE);
+      if (page.length === 0) break;
+      const byFile = new Map<string, string[]>();
+      for (const { entry, withdrawnAt } of page) {
+        if (entry === undefined) continue;
+        const key = timeKey(entry.submissionId, entry.withdrawn);
+        // An undone label that never reached the files needs no withdrawal line; one already written needs no second.
+        if (inFiles.withdrawals.has(key) || (!entry.exported && !inFiles.labelTimes.has(key))) continue;
+        inFiles.withdrawals.add(key);
+        // Beside the label line it withdraws (same date), so `npm run evaluate` on that one file sees both.
+        addLine(byFile, entry.withdrawn, { submissionId: entry.submissionId, withdrawn: entry.withdrawn, withdrawnAt });
+      }
+      for (const [file, lines] of byFile) {
+        await appendDurably(path.join(dir, file), lines);
+        files.add(file);
+        withdrawn += lines.length;
+      }
+      await store.acknowledgeWithdrawals(accountId, page.map((w) => w.member));
+      if (page.length < PAGE) break;
+    }
   }
-  return { written, files: [...files].sort() };
+  return { written, withdrawn, files: [...files].sort() };
+}
+
+function addLine(byFile: Map<string, string[]>, at: string, line: ExportedLabel | LabelWithdrawal): void {
+  const file = `${at.slice(0, 10)}.jsonl`;
+  const lines = byFile.get(file) ?? [];
+  lines.push(JSON.stringify(line));
+  byFile.set(file, lines);
 }
 
 export function exportLine(record: LabelRecord): ExportedLabel {
@@ -129,8 +163,22 @@ function seenKey(l: { submissionId: string; labelledAt: string; label: string; m
   return `${l.submissionId}|${l.labelledAt}|${l.label}|${l.moderatorId}`;
 }
 
-async function alreadyExported(dir: string): Promise<Set<string>> {
-  const seen = new Set<string>();
+/** One label of a submission, by the instant of its labelledAt: what a withdrawal names. */
+function timeKey(submissionId: string, labelledAt: string): string {
+  return `${submissionId}|${Date.parse(labelledAt)}`;
+}
+
+interface InFiles {
+  /** Label lines (seenKey). */
+  readonly labels: Set<string>;
+  /** The same label lines by submission and time (timeKey), for the withdrawals. */
+  readonly labelTimes: Set<string>;
+  /** Withdrawal lines (timeKey of the label withdrawn). */
+  readonly withdrawals: Set<string>;
+}
+
+async function alreadyExported(dir: string): Promise<InFiles> {
+  const found: InFiles = { labels: new Set(), labelTimes: new Set(), withdrawals: new Set() };
   const tornTails: { file: string; keep: number }[] = [];
   for (const name of await readdir(dir)) {
     if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) continue;
@@ -139,29 +187,34 @@ async function alreadyExported(dir: string): Promise<Set<string>> {
     const lines = text.split('\n');
     lines.forEach((line, i) => {
       if (line.trim() === '') return;
-      const label = parseLine(line);
-      if (label === 'torn') {
+      const parsed = parseLine(line);
+      if (parsed === 'torn') {
         // Only an unterminated last line can be a write cut short; anything else is left for a person to read.
         if (i === lines.length - 1) tornTails.push({ file, keep: Buffer.byteLength(text) - Buffer.byteLength(line) });
-      } else if (label !== undefined) seen.add(seenKey(label));
+      } else if (parsed?.kind === 'label') {
+        found.labels.add(seenKey(parsed.line));
+        found.labelTimes.add(timeKey(parsed.line.submissionId, parsed.line.labelledAt));
+      } else if (parsed?.kind === 'withdrawal') found.withdrawals.add(timeKey(parsed.line.submissionId, parsed.line.withdrawn));
     });
   }
-  // A torn last line is a crash mid-write: its label was never acknowledged, so it is written again in full, and
-  // the fragment would stop `npm run train` (not valid JSON) until someone edited a file of personal data.
+  // A torn last line is a crash mid-write: its label (or withdrawal) was never acknowledged, so it is written again in
+  // full, and the fragment would stop `npm run train` (not valid JSON) until someone edited a file of personal data.
   for (const { file, keep } of tornTails) await truncate(file, keep);
-  return seen;
+  return found;
 }
 
-/** The label on a line; undefined for JSON of another shape, 'torn' for text that is not JSON at all. */
-function parseLine(line: string): ExportedLabel | 'torn' | undefined {
+/** What a line holds; undefined for JSON of another shape, 'torn' for text that is not JSON at all. */
+function parseLine(line: string): { kind: 'label'; line: ExportedLabel } | { kind: 'withdrawal'; line: LabelWithdrawal } | 'torn' | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch {
     return 'torn';
   }
-  const parsed = exportedLabelSchema.safeParse(raw);
-  return parsed.success ? parsed.data : undefined;
+  const label = exportedLabelSchema.safeParse(raw);
+  if (label.success) return { kind: 'label', line: label.data };
+  const withdrawal = labelWithdrawalSchema.safeParse(raw);
+  return withdrawal.success ? { kind: 'withdrawal', line: withdrawal.data } : undefined;
 }
 
 async function appendDurably(file: string, lines: readonly string[]): Promise<void> {

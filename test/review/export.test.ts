@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../service/review/export-labels.ts';
 import { ReviewStore } from '../../service/review/store.ts';
-import { latestLabels, loadJsonl } from '../../training/data/loaders.ts';
+import { latestLabels, loadDataDir, loadJsonl } from '../../training/data/loaders.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
 
 const redis = new Redis(REDIS_URL);
@@ -121,6 +121,8 @@ describe('labels:export', () => {
         return store.unexported(accountId, limit);
       },
       acknowledgeExported: (accountId: string, entries: { submissionId: string; score: string }[]) => store.acknowledgeExported(accountId, entries),
+      withdrawals: (accountId: string, limit?: number) => store.withdrawals(accountId, limit),
+      acknowledgeWithdrawals: (accountId: string, members: string[]) => store.acknowledgeWithdrawals(accountId, members),
     } as unknown as ReviewStore;
     const one = exportLabels(gated, out.dir);
     const two = exportLabels(gated, out.dir).finally(release);
@@ -146,5 +148,142 @@ describe('labels:export', () => {
     // A lock of a live export (this process stands in for it) is respected.
     await writeFile(path.join(out.dir, EXPORT_LOCK), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
     await expect(exportLabels(store, out.dir)).rejects.toBeInstanceOf(ExportBusyError);
+  });
+});
+
+describe('labels:export after an undo', () => {
+  // From noon (UTC) today, so a test's labels never straddle midnight into two date files; every label and undo a
+  // second after the one before, so no two labels of an item share a labelledAt.
+  let clock = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 43_200_000;
+  const timed = () => new ReviewStore(redis, { prefix: prefixes.at(-1) ?? '', retentionDays: 30, now: () => (clock += 1000) });
+
+  it('writes the withdrawal of an exported label once, beside its label line, across export runs', async () => {
+    const s = timed();
+    const j = fakeJob({ accountId: 'acme' });
+    await s.ingest(j);
+    const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+    expect(await exportLabels(s, out.dir)).toMatchObject({ written: 1, withdrawn: 0 });
+    await s.undo('acme', 'alice');
+
+    const second = await exportLabels(s, out.dir);
+    expect(second).toMatchObject({ written: 0, withdrawn: 1, files: [`${alices.labelledAt.slice(0, 10)}.jsonl`] });
+    const after = await lines(out.dir);
+    expect(after).toHaveLength(2);
+    expect(after[1]).toEqual({ submissionId: j.submissionId, withdrawn: alices.labelledAt, withdrawnAt: expect.any(String) as string });
+    expect(Date.parse(String(after[1]?.withdrawnAt))).toBeGreaterThan(Date.parse(alices.labelledAt));
+    expect(await s.withdrawals('acme')).toEqual([]);
+
+    expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 0 });
+    expect(await lines(out.dir)).toEqual(after);
+    // Training reads the file without the undone label.
+    const file = path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`);
+    expect(loadJsonl(file, 'labels')).toEqual([]);
+  });
+
+  it('does not write a withdrawal again after a crash between its write and its acknowledgement, and rewrites a torn one', async () => {
+    const s = timed();
+    const a = fakeJob({ accountId: 'acme' });
+    const b = fakeJob({ accountId: 'acme' });
+    await s.ingest(a);
+    await s.ingest(b);
+    const la = (await s.label('acme', a.submissionId, 'spam', 'alice'))!;
+    const lb = (await s.label('acme', b.submissionId, 'spam', 'alice'))!;
+    await exportLabels(s, out.dir);
+    await s.undo('acme', 'alice'); // b
+    await s.undo('acme', 'alice'); // a
+    const [wb, wa] = await s.withdrawals('acme');
+    // The crash: a's withdrawal line is whole on disk, b's cut short; neither acknowledged.
+    const file = path.join(out.dir, `${la.labelledAt.slice(0, 10)}.jsonl`);
+    const before = await readFile(file, 'utf8');
+    const lineA = JSON.stringify({ submissionId: a.submissionId, withdrawn: la.labelledAt, withdrawnAt: wa!.withdrawnAt });
+    const lineB = JSON.stringify({ submissionId: b.submissionId, withdrawn: lb.labelledAt, withdrawnAt: wb!.withdrawnAt });
+    await writeFile(file, `${before}${lineA}\n${lineB.slice(0, 30)}`);
+
+    expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 1 });
+    expect(await readFile(file, 'utf8')).toBe(`${before}${lineA}\n${lineB}\n`);
+    expect(await s.withdrawals('acme')).toEqual([]);
+    expect(loadJsonl(file, 'labels')).toEqual([]);
+  });
+
+  it('writes no withdrawal for a label undone before any export wrote it', async () => {
+    const s = timed();
+    const j = fakeJob({ accountId: 'acme' });
+    await s.ingest(j);
+    await s.label('acme', j.submissionId, 'spam', 'alice');
+    await s.undo('acme', 'alice');
+    expect(await exportLabels(s, out.dir)).toEqual({ written: 0, withdrawn: 0, files: [] });
+    expect(await lines(out.dir)).toEqual([]);
+    expect(await s.withdrawals('acme')).toEqual([]);
+  });
+
+  it('withdraws a label an export wrote but had not acknowledged when it was undone (a crash, or an undo meanwhile)', async () => {
+    const s = timed();
+    const crashed = fakeJob({ accountId: 'acme' });
+    const raced = fakeJob({ accountId: 'acme' });
+    await s.ingest(crashed);
+    await s.ingest(raced);
+    // A crash after the write, before the acknowledgement; then the moderator undoes the label, still "unexported".
+    const lc = (await s.label('acme', crashed.submissionId, 'spam', 'alice'))!;
+    const file = path.join(out.dir, `${lc.labelledAt.slice(0, 10)}.jsonl`);
+    await writeFile(file, `${JSON.stringify(exportLine(lc))}\n`);
+    await s.undo('acme', 'alice');
+    // The other label is undone between this export's write and its acknowledgement.
+    await s.label('acme', raced.submissionId, 'legitimate', 'bob');
+    const racing = {
+      accounts: () => s.accounts(),
+      unexported: (accountId: string, limit?: number) => s.unexported(accountId, limit),
+      acknowledgeExported: async (accountId: string, entries: { submissionId: string; score: string }[]) => {
+        expect(await s.undo('acme', 'bob')).toEqual({ kind: 'undone', submissionId: raced.submissionId });
+        return s.acknowledgeExported(accountId, entries);
+      },
+      withdrawals: (accountId: string, limit?: number) => s.withdrawals(accountId, limit),
+      acknowledgeWithdrawals: (accountId: string, members: string[]) => s.acknowledgeWithdrawals(accountId, members),
+    } as unknown as ReviewStore;
+
+    expect(await exportLabels(racing, out.dir)).toMatchObject({ written: 1, withdrawn: 2 });
+    expect((await lines(out.dir)).filter((l) => 'withdrawn' in l).map((l) => l.submissionId).sort()).toEqual([crashed.submissionId, raced.submissionId].sort());
+    expect(await s.unexported('acme')).toEqual([]);
+    expect(latestLabels(loadJsonl(file, 'labels'))).toEqual([]);
+  });
+
+  it('end to end: label, export, undo, export; training gets the labels the store now holds', async () => {
+    const s = timed();
+    const labels = path.join(out.dir, 'labels');
+    const jobs = { restored: fakeJob(), pending: fakeJob(), relabelled: fakeJob(), kept: fakeJob(), restoredUnexported: fakeJob() };
+    for (const j of Object.values(jobs)) await s.ingest(j);
+    const id = (name: keyof typeof jobs) => jobs[name].submissionId;
+
+    await s.label('acme', id('restored'), 'spam', 'alice');
+    await s.label('acme', id('pending'), 'spam', 'paul');
+    await s.label('acme', id('relabelled'), 'spam', 'rita');
+    await s.label('acme', id('kept'), 'legitimate', 'kim');
+    await s.label('acme', id('restoredUnexported'), 'spam', 'mia');
+    await s.label('acme', id('restoredUnexported'), 'legitimate', 'nina'); // mia's label is replaced before any export
+    await exportLabels(s, labels);
+    await s.label('acme', id('restored'), 'legitimate', 'bob');
+    await exportLabels(s, labels);
+
+    await s.undo('acme', 'bob'); // (a) alice's exported spam is back
+    await s.undo('acme', 'paul'); // (b) back to pending
+    await s.undo('acme', 'rita');
+    await s.label('acme', id('relabelled'), 'legitimate', 'rita'); // labelled again after the undo
+    await s.undo('acme', 'nina'); // mia's spam is back, and still to be exported
+    const third = await exportLabels(s, labels);
+
+    const { records, withdrawn } = loadDataDir(out.dir);
+    expect(Object.fromEntries(records.map((r) => [r.id, r.label]))).toEqual({
+      [`label:${id('restored')}`]: 'spam',
+      [`label:${id('relabelled')}`]: 'legitimate',
+      [`label:${id('kept')}`]: 'legitimate',
+      [`label:${id('restoredUnexported')}`]: 'spam',
+    });
+    expect(withdrawn).toBe(4);
+    // The third run wrote rita's new label, mia's restored one, and a withdrawal for each of the four undos.
+    expect(third).toMatchObject({ written: 2, withdrawn: 4 });
+    // Training agrees with the store, item by item.
+    for (const name of Object.keys(jobs) as (keyof typeof jobs)[]) {
+      expect((await s.getLabel('acme', id(name)))?.label).toBe(records.find((r) => r.id === `label:${id(name)}`)?.label);
+    }
+    expect(await exportLabels(s, labels)).toMatchObject({ written: 0, withdrawn: 0 });
   });
 });
