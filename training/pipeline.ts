@@ -72,7 +72,7 @@ interface FittedModel {
 export async function runTraining(opts: TrainingOptions): Promise<TrainingResult> {
   const started = performance.now();
   const backend = await initBackend(opts.backend);
-  const { records, files } = loadDataDir(opts.dataDir);
+  const { records, files, withdrawn } = loadDataDir(opts.dataDir);
   opts.log(`loaded ${records.length} records from ${files.length} files (backend ${backend})`);
   const split = splitRecords(records, { seed: opts.seed, validation: 0.15, test: 0.15 });
   opts.log(`split: train ${split.train.length}, validation ${split.validation.length}, test ${split.test.length}; ${split.duplicates} duplicates dropped`);
@@ -115,6 +115,8 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
         records: labelRecords.length,
         // Every line of labels/*.jsonl, relabels superseded by a newer line included: "used of loaded" shows the gap.
         loaded: files.filter((f) => path.basename(path.dirname(f.path)) === 'labels').reduce((n, f) => n + f.records, 0),
+        // Of those, the lines a withdrawal took back (a moderator's undo after the export): never trained on.
+        withdrawn,
         contradicting: labelRecords.filter((r) => r.weight === LABEL_WEIGHTS.contradicts).length,
         weights: { ...LABEL_WEIGHTS },
       },

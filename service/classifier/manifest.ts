@@ -56,7 +56,7 @@ export const manifestSchema = z.object({
     splits: z.record(z.string(), z.object({ train: z.number().int(), validation: z.number().int(), test: z.number().int() })),
     duplicatesDropped: z.number().int(),
     conflictingLabels: z.number().int(),
-    labels: z.object({ records: z.number().int(), loaded: z.number().int().optional(), contradicting: z.number().int(), weights: z.object({ contradicts: z.number(), confirms: z.number() }) }),
+    labels: z.object({ records: z.number().int(), loaded: z.number().int().optional(), withdrawn: z.number().int().optional(), contradicting: z.number().int(), weights: z.object({ contradicts: z.number(), confirms: z.number() }) }),
   }),
   /** validation: out-of-fold scores over train + validation (threshold and calibration were fitted on them). */
   metrics: z.object({ validation: evaluationSchema, test: evaluationSchema }),

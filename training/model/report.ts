@@ -74,7 +74,7 @@ ${confusion(m.baseline.test.overall)}
 ${splits}
 
 ${m.data.duplicatesDropped} records dropped as repeats of a normalized text already kept (${m.data.conflictingLabels} of them with the other label).
-Moderator labels: ${m.data.labels.records}${m.data.labels.loaded !== undefined && m.data.labels.loaded !== m.data.labels.records ? ` used of ${m.data.labels.loaded} (the newest line per submission; a label whose text a newer label repeats is left out)` : ''} (of which ${m.data.labels.contradicting} contradict the model's verdict and weigh ${m.data.labels.weights.contradicts}, confirmations weigh ${m.data.labels.weights.confirms}).
+Moderator labels: ${m.data.labels.records}${m.data.labels.loaded !== undefined && m.data.labels.loaded !== m.data.labels.records ? ` used of ${m.data.labels.loaded} (the newest line per submission; a label whose text a newer label repeats is left out${m.data.labels.withdrawn ? `; ${m.data.labels.withdrawn} withdrawn by an undo after their export` : ''})` : ''} (of which ${m.data.labels.contradicting} contradict the model's verdict and weigh ${m.data.labels.weights.contradicts}, confirmations weigh ${m.data.labels.weights.confirms}).
 
 Files:
 
