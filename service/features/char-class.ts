@@ -29,6 +29,22 @@ table[0x3005] = NOSPACE;
 
 export const CHAR_CLASS = table;
 
+// Letters with an upper- and a lower-case form: the share of capitals is measured over these alone, so Chinese,
+// Arabic or Hindi text is neither "no capitals" nor "shouting". Only the blocks that hold case pairs in the BMP are
+// tried (all of them: the rest of the BMP has none), which keeps start-up under a millisecond. Georgian has case
+// pairs in Unicode but is written without capitals (those forms are for all-caps titles), so it counts as caseless.
+const cased = new Uint8Array(65536);
+const CASED_BLOCKS = [[0, 0x590], [0x13a0, 0x1400], [0x1c80, 0x1c90], [0x1d00, 0x2000], [0x2100, 0x2190], [0x24b6, 0x24ea], [0x2c00, 0x2d00],
+  [0xa640, 0xa800], [0xab30, 0xabc0], [0xfb00, 0xfb18], [0xff21, 0xff5b]] as const;
+for (const [from, to] of CASED_BLOCKS) {
+  for (let c = from; c < to; c++) {
+    const ch = String.fromCharCode(c);
+    if (ch.toUpperCase() !== ch.toLowerCase()) cased[c] = 1;
+  }
+}
+
+export const CASED = cased;
+
 /** Whether text[start, end) holds a letter of a script written without spaces. */
 export function hasNoSpaceChar(text: string, start = 0, end = text.length): boolean {
   for (let i = start; i < end; i++) if (table[text.charCodeAt(i)] === NOSPACE) return true;

@@ -1,5 +1,5 @@
 import type { FormFields } from '../classifier/types.ts';
-import { CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
+import { CASED, CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
 import { emptyFacts, noteLinkHost, type Facts } from './facts.ts';
 import { fairShares } from './fair-shares.ts';
 import { flattenFields, type FieldText } from './flatten.ts';
@@ -131,7 +131,7 @@ export class FeatureExtractor {
         text = text.slice(0, share);
         this.facts.truncated = true;
       }
-      const lower = text.toLowerCase();
+      const lower = lowerCase(text);
       this.texts.push(lower);
       if (lower.length === 0) continue;
       this.facts.fields++;
@@ -248,7 +248,7 @@ export class FeatureExtractor {
     const doNgrams = this.settings.charNgrams && textual;
     const sizes = this.settings.charNgramSizes;
     // Counters live in locals for the loop and are written back once: property stores per character cost more.
-    let digits = 0, letters = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0, nospace = 0;
+    let digits = 0, letters = 0, cased = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0, nospace = 0;
     let maxRepeat = f.maxRepeat;
     // The virtual space before the text is the first character of every window.
     let g1 = hashStep(NS_CHAR, 0x20);
@@ -270,7 +270,10 @@ export class FeatureExtractor {
           else {
             letters++;
             if (cls === NOSPACE) nospace++;
-            if (sameLength && text.charCodeAt(i) !== c) upper++;
+            if (CASED[c] === 1) {
+              cased++;
+              if (sameLength && text.charCodeAt(i) !== c) upper++;
+            }
             scripts |= c < 0x80 ? 1 : scriptBit(c);
           }
         } else if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
@@ -289,7 +292,7 @@ export class FeatureExtractor {
         if (c === 0x2e) hostDot = true;
       } else if (hostStart >= 0) {
         // A run without a dot is a plain word: it can be neither a link nor an email domain.
-        if (hostDot) this.hostRun(lower, hostStart, i, fi, role);
+        if (hostDot) this.hostRun(text, lower, hostStart, i, fi, role);
         hostStart = -1;
         hostDot = false;
       }
@@ -323,6 +326,7 @@ export class FeatureExtractor {
     if (role === 'message') f.messageNonSpace += digits + letters + symbols + 2 * nospace;
     f.digits += digits;
     f.letters += letters;
+    f.cased += cased;
     f.upper += upper;
     f.symbols += symbols;
     f.scripts |= scripts;
@@ -330,7 +334,7 @@ export class FeatureExtractor {
     f.maxRepeat = maxRepeat;
   }
 
-  private hostRun(lower: string, start: number, end: number, fi: number, role: FieldRole): void {
+  private hostRun(text: string, lower: string, start: number, end: number, fi: number, role: FieldRole): void {
     while (start < end && (lower.charCodeAt(start) === 0x2e || lower.charCodeAt(start) === 0x2d)) start++;
     while (end > start && (lower.charCodeAt(end - 1) === 0x2e || lower.charCodeAt(end - 1) === 0x2d)) end--;
     if (end - start < 3) return;
@@ -341,8 +345,8 @@ export class FeatureExtractor {
     while (dot > start && lower.charCodeAt(dot) !== 0x2e) dot--;
     if (dot <= start || dot === end - 1) return;
     const f = this.facts;
-    if (before === 0x40) {
-      // An email address: its domain is a feature of its own.
+    if (before === 0x40 || spelledAt(lower, start)) {
+      // An email address ("name at site.com" spelled out too): its domain is a feature of its own.
       if (role === 'email') {
         this.emailDomain(lower, start, end, dot, fi);
       } else if (role === 'name') f.emailsInName++;
@@ -352,6 +356,7 @@ export class FeatureExtractor {
     const scheme = start >= 3 && lower.startsWith('://', start - 3);
     const www = lower.startsWith('www.', start);
     if (!scheme && !www && !LINK_TLDS.has(lower.slice(dot + 1, end))) return;
+    if (!scheme && !www && after !== 0x2f && joinsSentences(text, lower, dot, end)) return;
     let hostStart = www ? start + 4 : start;
     if (hostStart >= end) hostStart = start;
     const host = lower.slice(hostStart, end);
@@ -417,6 +422,15 @@ export class FeatureExtractor {
     if (sentenceLike && !counted && lower.charCodeAt(te) !== 0x2f) return;
     if (!tlds.has(lower.slice(b, te))) return;
     const f = this.facts;
+    if (!counted && spelledAt(lower, hs)) {
+      // "tom dot hall at outlook dot com": an address spelled out so that harvesters miss it, not a link.
+      if (role === 'name') f.emailsInName++;
+      else f.emailsInText++;
+      if (!this.settings.structure) return;
+      this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_EMAIL_DOMAIN), 0x2e)), KIND.emailDomain, fi, hs, te, true);
+      this.add(hashRange(lower, b, te, NS_EMAIL_TLD), KIND.emailDomain, fi, b, te, true);
+      return;
+    }
     if (role === 'name') f.linksInName += counted ? 0 : 1;
     else {
       if (!counted) f.links++;
@@ -527,6 +541,46 @@ const OBFUSCATED_TLDS: ReadonlySet<string> = new Set(['com', 'net', 'org', 'ru',
 const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'info', 'co', 'io', 'de', 'uk']);
 const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
+
+// Mail providers whose domain after a plain " at " makes an address ("tom at gmail.com"), not "look at site.com".
+const WEBMAIL = new Set([
+  'gmail', 'googlemail', 'outlook', 'hotmail', 'live', 'msn', 'yahoo', 'ymail', 'icloud', 'me', 'aol', 'gmx', 'web',
+  'mail', 'yandex', 'proton', 'protonmail', 'pm', 'zoho', 'qq', '163', '126', 'naver', 'daum', 'libero', 'orange',
+  'free', 't-online', 'seznam', 'wp', 'o2', 'interia', 'rambler', 'bk', 'list', 'inbox', 'ukr', 'abv', 'freenet',
+]);
+
+/**
+ * Whether the host starting at `start` follows an "at" that makes it an address's domain: "(at)", "[at]", or
+ * " at " after a local part spelled with "dot" ("tom dot hall at …") or before a mail provider ("… at gmail.com").
+ */
+function spelledAt(lower: string, start: number): boolean {
+  let i = start;
+  while (i > 0 && lower.charCodeAt(i - 1) === 0x20) i--;
+  if (i === start && i > 0 && lower.charCodeAt(i - 1) !== 0x29 && lower.charCodeAt(i - 1) !== 0x5d && lower.charCodeAt(i - 1) !== 0x7d) return false;
+  const head = lower.slice(Math.max(0, i - 4), i);
+  if (head === '(at)' || head === '[at]' || head === '{at}') return true;
+  if (!head.endsWith(' at') || i === start) return false;
+  let dot = start;
+  while (dot < lower.length && lower.charCodeAt(dot) !== 0x2e && lower.charCodeAt(dot) !== 0x20) dot++;
+  if (WEBMAIL.has(lower.slice(start, dot))) return true;
+  return / dot [a-z0-9._-]+ at$/.test(lower.slice(Math.max(0, i - 60), i));
+}
+
+/** "It broke.In the end…": a missing space after a full stop, not a link (a lower-case letter or digit, then a capitalised word). */
+function joinsSentences(text: string, lower: string, dot: number, end: number): boolean {
+  if (text.length !== lower.length) return false;
+  const before = text.charCodeAt(dot - 1);
+  if (!(before >= 0x61 && before <= 0x7a) && !(before >= 0x30 && before <= 0x39)) return false;
+  const first = text.charCodeAt(dot + 1);
+  if (first < 0x41 || first > 0x5a) return false;
+  for (let k = dot + 2; k < end; k++) if (text.charCodeAt(k) !== lower.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Lower case of the same length: Turkish `İ` lower-cases to two code units in JavaScript and would shift every index after it. */
+function lowerCase(text: string): string {
+  return text.indexOf('\u0130') < 0 ? text.toLowerCase() : text.replaceAll('\u0130', 'I').toLowerCase();
+}
 
 function isUrlChar(c: number): boolean {
   return c > 0x20 && c < 0x7f;

@@ -5,6 +5,8 @@ export interface Facts {
   /** Fields read as message text (a subject and a message are two): the length phrase says when it sums several. */
   messageFields: number;
   letters: number;
+  /** Letters with a case pair (Latin, Greek, Cyrillic, Armenian…), and how many of them are capitals. */
+  cased: number;
   upper: number;
   digits: number;
   symbols: number;
@@ -44,7 +46,7 @@ export function noteLinkHost(f: Facts, host: string): void {
 
 export function emptyFacts(): Facts {
   return {
-    fields: 0, messageChars: 0, messageFields: 0, letters: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
+    fields: 0, messageChars: 0, messageFields: 0, letters: 0, cased: 0, upper: 0, digits: 0, symbols: 0, maxRepeat: 0, scripts: 0,
     links: 0, messageNonSpace: 0, messageLinkChars: 0, linkHosts: [], markupLinks: 0, obfuscatedLinks: 0, emailsInText: 0, linksInName: 0, emailsInName: 0, nameTokens: 0,
     longLatinWords: 0, gibberishWords: 0, gibberishExamples: [], mixedScriptWords: 0, spacedLetters: false, repeatedFieldText: false, template: false,
     honeypot: 'none', disposableDomain: null, shortener: null, truncated: false,

@@ -28,7 +28,8 @@ export function structureIds(f: Facts): string[] {
   if (f.nameTokens > 4) ids.push('long-name');
   if (f.emailsInText > 0) ids.push('email-in-text');
   const alnum = f.letters + f.digits;
-  if (f.letters >= 12) ids.push(CAPS_IDS[bucket(f.upper / f.letters, [0.05, 0.2, 0.5])] as string);
+  // Over letters that have capitals at all: Chinese or Arabic text says nothing about shouting.
+  if (f.cased >= 12) ids.push(CAPS_IDS[bucket(f.upper / f.cased, [0.05, 0.2, 0.5])] as string);
   if (alnum >= 12) ids.push(DIGIT_IDS[bucket(f.digits / alnum, [0, 0.1, 0.3])] as string);
   if (alnum + f.symbols >= 12) ids.push(SYMBOL_IDS[bucket(f.symbols / (alnum + f.symbols), [0.05, 0.15])] as string);
   if (f.maxRepeat >= 4) ids.push('repeat-run');
@@ -66,8 +67,8 @@ export function describeStructure(id: string, f: Facts): string {
     return f.links === 1 ? `a link${hosts}` : `${f.links} links${hosts}`;
   }
   if (id.startsWith('caps=')) {
-    const pct = Math.round((100 * f.upper) / Math.max(1, f.letters));
-    // Korean, Chinese or all-lower-case text has none at all: "little use" would suggest a choice.
+    const pct = Math.round((100 * f.upper) / Math.max(1, f.cased));
+    // All-lower-case text has none at all: "little use" would suggest a choice.
     if (id === 'caps=low') return f.upper === 0 ? 'no capital letters' : 'little use of capitals';
     return `${pct}% capital letters`;
   }

@@ -88,6 +88,34 @@ describe('feature extraction', () => {
     }
   });
 
+  it('reads an address spelled out as an address, not as a link written to dodge filters', () => {
+    for (const message of ['Please write to tom dot hall at outlook dot com about it', 'Write to tom dot hall at acme dot com', 'Kontakt: anna(at)firma.de', 'or mail me at gmail.com directly']) {
+      const f = extractor.extract({ message });
+      expect(f.structure, message).toContain('email-in-text');
+      expect(f.structure, message).not.toContain('obfuscated-link');
+      expect(f.facts.links, message).toBe(0);
+    }
+    // "at" before a site that is not a mail provider is a link.
+    expect(extractor.extract({ message: 'Look at cheap-pills dot com today' }).facts.links).toBe(1);
+    expect(extractor.extract({ message: 'Look at cheap-pills.com today' }).facts.links).toBe(1);
+  });
+
+  it('reads a missing space after a full stop as a sentence end, not a link', () => {
+    for (const message of ['The upload is broken.In the end I mailed it.', 'Waiting for ur reply.Be frank', 'Txt her name to 82277.Win a prize']) {
+      expect(extractor.extract({ message }).facts.links, message).toBe(0);
+    }
+    for (const message of ['Visit cheap-pills.com now', 'see MySite.Com/offer', 'best deals at www.Shop.In']) {
+      expect(extractor.extract({ message }).facts.links, message).toBe(1);
+    }
+  });
+
+  it('reads Turkish text as Latin script, dotted capitals included', () => {
+    const f = extractor.extract({ message: 'İstanbul ofisinize gelmek istiyorum, randevu alabilir miyim?' });
+    expect(f.structure).toContain('script:latin');
+    expect(f.structure).not.toContain('script:other');
+    expect(f.facts.upper).toBe(1);
+  });
+
   it('marks a message that is a link and little else, and not a sentence with one link, in any script', () => {
     for (const message of ['http://9gag.com/gag/aAvPwj9', 'check this https://soundcloud.com/j-supt/fils-du-son', 'https://www.facebook.com/myfunnyriddles lol']) {
       expect(extractor.extract({ message }).structure, message).toContain('mostly-links');
