@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Classifier } from './classifier/types.ts';
@@ -9,7 +8,7 @@ import { createClientErrorHandler, createErrorHandler, createFrameworkErrorHandl
 import { useJsonBodyParser } from './http/json-body.ts';
 import docs from './plugins/docs.ts';
 import drain from './plugins/drain.ts';
-import health from './plugins/health.ts';
+import health, { type HealthRedis } from './plugins/health.ts';
 import metrics from './plugins/metrics.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { CONSOLE_PREFIX } from './review/console-headers.ts';
@@ -26,8 +25,8 @@ export interface AppDeps {
   readonly classifier: Classifier | Promise<Classifier>;
   /** Default: in-memory (one process). With REDIS_URL the server passes a RedisRateLimiter. */
   readonly rateLimiter?: RateLimiter;
-  /** Only for /readyz; the caller owns and closes it. */
-  readonly redis?: Redis;
+  /** Only for /readyz and formguard_redis_up; the caller owns and closes it. */
+  readonly redis?: HealthRedis;
   readonly logger?: Logger | boolean;
   readonly bodyLimit?: number;
   /** TRUST_PROXY as parsed: false, true (every hop), { hops } or { proxies }. */

@@ -4,12 +4,16 @@ import { Registry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { loadClassifier } from './classifier/load.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
+import type { CheckedRedis } from './config/redis.ts';
 import { createDestination, createLogger, guardedFlush } from './config/logger.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
 import { TenantsError } from './tenants/compile.ts';
 import { TenantsStore } from './tenants/store.ts';
+
+/** How long start-up waits for Redis to answer before going on without it (its connect timeout). */
+const REDIS_FIRST_CONNECTION_MS = 2000;
 
 /** The only place that reads the environment and listens. */
 async function main(env: Env): Promise<void> {
@@ -22,9 +26,25 @@ async function main(env: Env): Promise<void> {
   const tenants = await TenantsStore.open(choice.file, log);
   tenants.watch();
 
+  // Loads in the background from here on; a failure is handled once the server listens (below).
+  const classifier = loadClassifier({ modelsDir: path.resolve(env.MODELS_DIR), ...(env.MODEL_VERSION === undefined ? {} : { version: env.MODEL_VERSION }) });
+  classifier.catch(() => undefined);
+
   // ioredis and BullMQ load only with REDIS_URL: the embedded mode starts without them (~0.4 s less to ready).
   const redisUrl = env.REDIS_URL;
-  const redis = redisUrl === undefined ? undefined : (await import('./config/redis.ts')).createRedis(redisUrl, log);
+  let redis: CheckedRedis | undefined;
+  if (redisUrl !== undefined) {
+    const { createRedis, firstConnection } = await import('./config/redis.ts');
+    redis = createRedis(redisUrl, log);
+    // A database the server refuses is a configuration mistake: said once, at start-up. An unreachable Redis is
+    // an outage the service runs through (limits in memory, review items spooled), so it does not stop start-up.
+    const refused = await firstConnection(redis, REDIS_FIRST_CONNECTION_MS);
+    if (refused !== undefined) {
+      redis.disconnect();
+      tenants.close();
+      throw new ConfigError(refused.message);
+    }
+  }
   let lastLimiterWarn = 0;
   const rateLimiter =
     redis === undefined
@@ -45,7 +65,6 @@ async function main(env: Env): Promise<void> {
     redisUrl === undefined
       ? undefined
       : (await import('./review/setup.ts')).startReview({ env: { ...env, REDIS_URL: redisUrl }, log, moderators: tenants, registry: metricsRegistry });
-  const classifier = loadClassifier({ modelsDir: path.resolve(env.MODELS_DIR), ...(env.MODEL_VERSION === undefined ? {} : { version: env.MODEL_VERSION }) });
 
   const app = await buildApp({
     tenants,

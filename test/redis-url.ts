@@ -1,2 +1,17 @@
+import { Redis } from 'ioredis';
+
 /** The Redis every integration test uses: TEST_REDIS_URL, or the local one. Suites keep to key prefixes of their own. */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** REDIS_URL with a database number one past the last the server has (its `databases` setting; 16 by default). */
+export async function missingDatabaseUrl(): Promise<{ url: string; db: number }> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    const [, count] = (await redis.config('GET', 'databases')) as [string, string];
+    const url = new URL(REDIS_URL);
+    url.pathname = `/${count}`;
+    return { url: url.toString(), db: Number(count) };
+  } finally {
+    redis.disconnect();
+  }
+}

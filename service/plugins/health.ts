@@ -3,9 +3,12 @@ import type { Redis } from 'ioredis';
 import { Gauge } from 'prom-client';
 import type { ModelSlot } from '../verify/model-slot.ts';
 
+/** A Redis client; the service's (CheckedRedis, config/redis.ts) also says why it dropped its last connection. */
+export type HealthRedis = Redis & { readonly databaseError?: { readonly message: string } | undefined };
+
 export interface HealthOptions {
   readonly model: ModelSlot;
-  readonly redis?: Redis | undefined;
+  readonly redis?: HealthRedis | undefined;
   readonly redisTimeoutMs?: number;
 }
 
@@ -17,6 +20,13 @@ async function redisAnswers(redis: Redis, timeoutMs: number): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** `redis` up or down; down for a refused database also says why, since waiting will not mend it. */
+async function redisHealth(redis: HealthRedis, timeoutMs: number): Promise<{ redis: 'up' } | { redis: 'down'; redisError?: string }> {
+  if (await redisAnswers(redis, timeoutMs)) return { redis: 'up' };
+  const refused = redis.databaseError;
+  return refused === undefined ? { redis: 'down' } : { redis: 'down', redisError: refused.message };
 }
 
 /**
@@ -47,7 +57,7 @@ export default fp<HealthOptions>(
       const state = opts.model.state;
       if (state.kind === 'loading') problems.push('model is loading');
       if (state.kind === 'failed') problems.push('model failed to load');
-      const redisState = redis === undefined ? {} : { redis: (await redisAnswers(redis, timeoutMs)) ? ('up' as const) : ('down' as const) };
+      const redisState = redis === undefined ? {} : await redisHealth(redis, timeoutMs);
       if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems, ...redisState });
       return { status: 'ready', modelVersion: opts.model.classifier?.modelVersion, ...redisState };
     });

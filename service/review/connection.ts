@@ -1,12 +1,13 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { CheckedRedis } from '../config/redis.ts';
 
 /**
  * The command connection for the producer, the store and console sessions: it fails fast
  * (no offline queue, one retry) so a Redis outage never holds up a caller; the sink spools instead.
  */
 export function commandConnection(url: string, log: Logger, name = 'formguard-review'): Redis {
-  const redis = new Redis(url, {
+  const redis = new CheckedRedis(url, {
     connectionName: name,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -20,7 +21,7 @@ export function commandConnection(url: string, log: Logger, name = 'formguard-re
 
 /** The ingest worker's connection: BullMQ workers need maxRetriesPerRequest null (blocking commands). */
 export function workerConnection(url: string, log: Logger, name = 'formguard-review-worker'): Redis {
-  const redis = new Redis(url, {
+  const redis = new CheckedRedis(url, {
     connectionName: name,
     maxRetriesPerRequest: null,
     connectTimeout: 2_000,
@@ -31,12 +32,12 @@ export function workerConnection(url: string, log: Logger, name = 'formguard-rev
 }
 
 /** Logs a lost and a regained connection once each, not every reconnect attempt. */
-function logConnectionState(redis: Redis, log: Logger, name: string): void {
+function logConnectionState(redis: CheckedRedis, log: Logger, name: string): void {
   let down = false;
   redis.on('error', (err: Error) => {
     if (down) return;
     down = true;
-    log.warn({ connection: name, err: err.message }, 'review: Redis unreachable; flagged submissions go to the local spool');
+    log.warn({ connection: name, err: redis.databaseError?.message ?? err.message }, 'review: Redis unreachable; flagged submissions go to the local spool');
   });
   redis.on('ready', () => {
     if (!down) return;

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../service/config/env.ts';
 import { ReviewStore } from '../../service/review/store.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
+import { missingDatabaseUrl } from '../redis-url.ts';
 
 const run = promisify(execFile);
 const prefix = testPrefix('cli');
@@ -71,6 +72,10 @@ describe('npm run review / labels:export', () => {
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Unknown option '--bogus'/) });
     const down = await refused('labels-export.ts', [], { REDIS_URL: 'redis://127.0.0.1:1' });
     expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Cannot reach Redis at 127\.0\.0\.1:1 \(REDIS_URL\): connect ECONNREFUSED/) });
-    for (const r of [badLimit, unknown, down]) expect(r.stderr).not.toMatch(/\n\s+at /);
+    // A database the server refuses: plain ioredis listed database 0's queue while the tool named the other one.
+    const { url, db } = await missingDatabaseUrl();
+    const noSuchDb = await refused('review.ts', ['list', '--account', 'acme'], { REDIS_URL: url });
+    expect(noSuchDb).toMatchObject({ code: 2, stderr: expect.stringContaining(`(REDIS_URL): REDIS_URL names database ${db}, which the Redis server at`) });
+    for (const r of [badLimit, unknown, down, noSuchDb]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { repoRoot } from '../../service/config/env.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../review/helpers.ts';
+import { missingDatabaseUrl } from '../redis-url.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -73,6 +74,28 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const { code, stderr } = await exited;
     expect(code).toBe(1);
     expect(stderr).toMatch(/accounts\[0\]\.apiKeys\[0\]\.sha256/);
+  });
+
+  it('stops when the Redis server refuses the database REDIS_URL names, in one line naming it', async () => {
+    // ioredis went on to database 0 after the refused SELECT: /readyz said Redis was up, and limits and review jobs
+    // landed in another database than the one configured.
+    const { url, db } = await missingDatabaseUrl();
+    const prefix = testPrefix('server-db');
+    const port = await freePort();
+    const { child, exited } = start({ PORT: String(port), REDIS_URL: url, BULLMQ_PREFIX: prefix, RATE_LIMIT_PREFIX: `${prefix}:rl`, REVIEW_SPOOL_DIR: path.join(dir, 'spool-db') });
+    const redis = new Redis(REDIS_URL);
+    try {
+      const outcome = await Promise.race([exited, waitReady(port, exited).then(() => 'ready' as const, () => 'not ready' as const)]);
+      expect(outcome).not.toBe('ready');
+      const { code, stderr } = await exited;
+      expect(code).toBe(1);
+      expect(stderr).toBe(`formguard: REDIS_URL names database ${db}, which the Redis server at ${new URL(REDIS_URL).host} refused (SELECT ${db}: "ERR DB index is out of range"); a default server has 16 databases, 0 to 15 (its "databases" setting)\n`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+    }
   });
 
   it('serves the README example with the demo tenants and the real model, then exits 0 on SIGTERM', async () => {

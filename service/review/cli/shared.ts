@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ConfigError, parseEnv } from '../../config/env.ts';
+import { CheckedRedis } from '../../config/redis.ts';
 import { ReviewStore } from '../store.ts';
 
 /** A terminal tool's arguments; a bad one prints its message and the usage (exit 2), never a stack trace. */
@@ -35,7 +36,8 @@ export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; e
     console.error('REDIS_URL is not set: the review queue lives in Redis.');
     process.exit(2);
   }
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectTimeout: 5_000, lazyConnect: false });
+  // Checked: a database the server refuses must not read as database 0 (an empty queue, labels from elsewhere).
+  const redis = new CheckedRedis(env.REDIS_URL, { maxRetriesPerRequest: 2, connectTimeout: 5_000, lazyConnect: false });
   // The ping's own error only says the retries ran out; the connection's last error says why (ECONNREFUSED, auth, ...).
   let cause: Error | undefined;
   redis.on('error', (err: Error) => (cause = err));
@@ -45,7 +47,7 @@ export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; e
   } catch (err) {
     redis.disconnect();
     // The URL may hold a password: name the host only.
-    console.error(`Cannot reach Redis at ${url.host} (REDIS_URL): ${(cause ?? (err as Error)).message}`);
+    console.error(`Cannot reach Redis at ${url.host} (REDIS_URL): ${(redis.databaseError ?? cause ?? (err as Error)).message}`);
     process.exit(2);
   }
   const where = `Redis ${url.host} db ${redis.options.db ?? 0}, prefix "${env.BULLMQ_PREFIX}"`;

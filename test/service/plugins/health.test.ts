@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Classifier } from '../../../service/classifier/types.ts';
 import { ORIGIN, stubClassifier, testApp, verifyBody } from '../helpers.ts';
-import { REDIS_URL } from '../../redis-url.ts';
+import { CheckedRedis, firstConnection } from '../../../service/config/redis.ts';
+import { missingDatabaseUrl, REDIS_URL } from '../../redis-url.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -56,6 +57,22 @@ describe('/healthz and /readyz', () => {
     const verify = await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
     expect(verify.statusCode).toBe(200);
     dead.disconnect();
+  });
+
+  it('a database the server refuses is Redis down, with the reason, not "up" on another database', async () => {
+    const { url, db } = await missingDatabaseUrl();
+    const refused = new CheckedRedis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    refused.on('error', () => {});
+    await firstConnection(refused, 5_000);
+    app = await testApp({ redis: refused });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', redis: 'down', redisError: expect.stringContaining(`REDIS_URL names database ${db}`) });
+      expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/^formguard_redis_up 0$/m);
+    } finally {
+      refused.disconnect();
+    }
   });
 
   it('readyz is 503 while the model loads, and says how Redis is', async () => {
