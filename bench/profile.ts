@@ -26,7 +26,7 @@ const s = await startServer({
   name: 'verify',
   entry: entryArg ?? (bare ? 'bench/bare-server.ts' : 'service/server.ts'),
   cwd: repoRoot,
-  env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), TENANTS_FILE: tenantsFile, ...(redis ? { REDIS_URL: 'redis://127.0.0.1:6379', BULLMQ_PREFIX: prefix, RATE_LIMIT_PREFIX: `${prefix}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') } : {}) },
+  env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), ADMIN_PORT: '0', TENANTS_FILE: tenantsFile, ...(redis ? { REDIS_URL: 'redis://127.0.0.1:6379', BULLMQ_PREFIX: prefix, RATE_LIMIT_PREFIX: `${prefix}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') } : {}) },
   port,
   readyPath: entryArg === undefined ? '/readyz' : '/healthz',
   stderrFile: path.join(tmp, 'stderr'),

@@ -90,6 +90,8 @@ async function main(): Promise<void> {
   const serviceEnv = (port: number, redis: boolean): NodeJS.ProcessEnv => ({
     ...baseEnv,
     PORT: String(port),
+    // The admin server (/metrics, /docs) runs as in production, on a free port: two services run side by side here.
+    ADMIN_PORT: '0',
     TENANTS_FILE: tenantsFile,
     ...(redis
       ? { REDIS_URL, BULLMQ_PREFIX: runId, RATE_LIMIT_PREFIX: `${runId}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') }

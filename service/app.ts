@@ -6,7 +6,7 @@ import type { TrustProxy } from './config/env.ts';
 import { plainErrorBody } from './http/bodies.ts';
 import { createClientErrorHandler, createErrorHandler, createFrameworkErrorHandler } from './http/error-handler.ts';
 import { useJsonBodyParser } from './http/json-body.ts';
-import docs from './plugins/docs.ts';
+import { openApi } from './plugins/docs.ts';
 import drain from './plugins/drain.ts';
 import health, { type HealthRedis } from './plugins/health.ts';
 import metrics from './plugins/metrics.ts';
@@ -55,7 +55,10 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
   return [...trust.proxies];
 }
 
-/** Builds the whole service; never listens (server.ts does), so tests drive it with app.inject. */
+/**
+ * Builds the public service (verify, health, the review console); never listens (server.ts does), so tests drive it
+ * with app.inject. Its metrics and OpenAPI description are served by the admin server (buildAdminApp, admin.ts).
+ */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const bodyLimit = deps.bodyLimit ?? 64 * 1024;
   const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -97,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(drain);
   await app.register(metrics, { registry: deps.metricsRegistry, collectDefault: deps.collectDefaultMetrics ?? false });
-  await app.register(docs);
+  await app.register(openApi);
   await app.register(health, { model, redis: deps.redis });
   await app.register(verify, {
     deps: { tenants: deps.tenants, limiter: rateLimiter, keyGuard, model, reviewSink: deps.reviewSink, log: app.log },

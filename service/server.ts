@@ -1,6 +1,8 @@
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
+import { buildAdminApp } from './admin.ts';
 import { buildApp } from './app.ts';
 import { loadClassifier } from './classifier/load.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
@@ -82,9 +84,12 @@ async function main(env: Env): Promise<void> {
     ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes }),
   });
 
+  const admin = env.ADMIN_PORT === 'off' ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
+
   closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
     if (err !== undefined) log.fatal({ err }, 'shutting down after an unexpected error');
     else log.info({ signal }, 'shutting down: finishing in-flight requests');
+    await admin?.close();
     await app.close();
     await review?.close();
     await rateLimiter.close();
@@ -94,6 +99,9 @@ async function main(env: Env): Promise<void> {
     await flushLogs();
   });
 
+  // The admin server first: a port it cannot have stops start-up before the public port takes traffic.
+  if (admin !== undefined && env.ADMIN_PORT !== 'off') await listenAdmin(admin, env.ADMIN_PORT, env.ADMIN_HOST);
+  if (admin === undefined) log.info('ADMIN_PORT is off: /metrics and /docs are served nowhere');
   await app.listen({ port: env.PORT, host: env.HOST });
   classifier.then(
     (c) => log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready'),
@@ -104,6 +112,17 @@ async function main(env: Env): Promise<void> {
       process.exit(1);
     },
   );
+}
+
+/** ADMIN_PORT has a default, so a port already taken is explained by its variable's name, not only by the number. */
+async function listenAdmin(admin: FastifyInstance, port: number, host: string): Promise<void> {
+  try {
+    await admin.listen({ port, host });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+    throw new ConfigError(`ADMIN_PORT: cannot listen on ${host}:${port} for /metrics and /docs (${code}); set ADMIN_PORT to a free port, or to off`);
+  }
 }
 
 try {

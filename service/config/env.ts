@@ -25,6 +25,15 @@ const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' })
   .refine((u) => !URL.canParse(u) || /^\/?\d*$/.test(new URL(u).pathname), { error: 'the path, if any, must be a database number (redis://host:6379/0)' });
 
+// The admin server (/metrics, /docs): a port, or off. Not the public port: that is the point of it.
+const adminPort = unsetIfEmpty(z.string().default('9464')).transform((raw, ctx): number | 'off' => {
+  const v = raw.trim();
+  if (v === 'off') return 'off';
+  if (/^\d{1,5}$/.test(v) && Number(v) <= 65535) return Number(v);
+  ctx.addIssue({ code: 'custom', message: `"${raw}": a port number (0 to 65535), or off to serve /metrics and /docs nowhere` });
+  return z.NEVER;
+});
+
 /** Which X-Forwarded-For hops are believed: none, all, the last `hops` (appended by your proxies), or those added by these proxies. */
 export type TrustProxy = boolean | { readonly hops: number } | { readonly proxies: readonly string[] };
 
@@ -62,6 +71,8 @@ export const envSchema = z.object({
   NODE_ENV: unsetIfEmpty(z.enum(['development', 'production', 'test']).default('development')),
   PORT: number(3000).pipe(z.number().int().min(0).max(65535)),
   HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),
+  ADMIN_PORT: adminPort,
+  ADMIN_HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),
   TENANTS_FILE: optionalString,
   REDIS_URL: optionalString.pipe(redisUrl.optional()),
   MODELS_DIR: unsetIfEmpty(z.string().min(1).default('models')),
@@ -87,6 +98,13 @@ export const envSchema = z.object({
   BULLMQ_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard')),
 });
 
+// Rules across variables; envSchema stays a plain object so its shape lists every variable.
+const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
+  if (env.ADMIN_PORT !== 'off' && env.ADMIN_PORT !== 0 && env.ADMIN_PORT === env.PORT) {
+    ctx.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: `must differ from PORT (${env.PORT}): /metrics and /docs are kept off the public port` });
+  }
+});
+
 export type Env = z.infer<typeof envSchema>;
 
 export class ConfigError extends Error {
@@ -95,7 +113,7 @@ export class ConfigError extends Error {
 
 /** Parses the environment once; a bad value names the variable. */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const result = envSchema.safeParse(source);
+  const result = checkedEnvSchema.safeParse(source);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -1,9 +1,12 @@
-import swagger from '@fastify/swagger';
+import swagger, { type StaticDocumentSpec } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
 
-/** OpenAPI built from the routes' schemas (themselves generated from the zod schemas), at /docs and /docs/json. */
-export default fp(
+/**
+ * The OpenAPI description, built from the public app's route schemas (themselves generated from the zod schemas):
+ * `app.swagger()`. It serves nothing; the admin server shows it (docsUi).
+ */
+export const openApi = fp(
   async (app) => {
     await app.register(swagger, {
       openapi: {
@@ -15,7 +18,18 @@ export default fp(
         },
       },
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
   },
-  { name: 'formguard-docs', fastify: '5.x' },
+  { name: 'formguard-openapi', fastify: '5.x' },
+);
+
+/**
+ * /docs (Swagger UI) and /docs/json on the admin server, showing a document built elsewhere (the public app's).
+ * Read-only: "Try it out" would send requests to the admin server, which has no /v1/verify.
+ */
+export const docsUi = fp<StaticDocumentSpec>(
+  async (app, opts) => {
+    await app.register(swagger, { mode: 'static', specification: { document: opts.document } });
+    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { supportedSubmitMethods: [] } });
+  },
+  { name: 'formguard-docs-ui', fastify: '5.x' },
 );

@@ -24,6 +24,7 @@ export interface MetricsOptions {
   readonly collectDefault?: boolean;
 }
 
+/** The service's metrics, as `app.metrics`; the admin server (service/admin.ts) serves them. */
 export default fp<MetricsOptions>(
   async (app, opts) => {
     const registry = opts.registry ?? new Registry();
@@ -50,11 +51,17 @@ export default fp<MetricsOptions>(
         latency.observe({ outcome }, seconds);
       },
     });
-
-    app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-      reply.type(registry.contentType);
-      return registry.metrics();
-    });
   },
   { name: 'formguard-metrics', fastify: '5.x' },
+);
+
+/** GET /metrics (Prometheus text) of a registry: on the admin server only (service/admin.ts), never the public one. */
+export const metricsRoute = fp<{ readonly registry: Registry }>(
+  async (app, opts) => {
+    app.get('/metrics', async (_request, reply) => {
+      reply.type(opts.registry.contentType);
+      return opts.registry.metrics();
+    });
+  },
+  { name: 'formguard-metrics-route', fastify: '5.x' },
 );

@@ -30,7 +30,8 @@ function freePort(): Promise<number> {
 function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<{ code: number | null; stderr: string; stdout: string }> } {
   const child = spawn(process.execPath, [path.join(repoRoot, 'dist/server.js')], {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    // ADMIN_PORT 0 (a free port) unless a test names one: the default, 9464, may be taken on a developer's machine.
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ADMIN_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -100,8 +101,16 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
 
   it('serves the README example with the demo tenants and the real model, then exits 0 on SIGTERM', async () => {
     const port = await freePort();
-    const { child, exited } = start({ PORT: String(port) });
+    const adminPort = await freePort();
+    const { child, exited } = start({ PORT: String(port), ADMIN_PORT: String(adminPort) });
     await waitReady(port, exited);
+    // /metrics and /docs on the admin port only: the public port is what the internet reaches.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${port}/docs/json`)).status).toBe(404);
+    const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^formguard_model_info\{version="[^"]+",feature_version="[^"]+"\} 1$/m);
+    expect((await fetch(`http://127.0.0.1:${adminPort}/docs/json`)).status).toBe(200);
     const res = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' },
@@ -116,6 +125,32 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     expect(stdout).toMatch(/TENANTS_FILE is not set/);
     expect(stdout).toMatch(/"msg":"stopped"/);
     expect(stdout).not.toContain('demo-key-change-me');
+  });
+
+  it('stops, naming ADMIN_PORT, when the admin port is taken, before the public port takes traffic', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const adminPort = (taken.address() as { port: number }).port;
+    const port = await freePort();
+    try {
+      const { exited } = start({ PORT: String(port), ADMIN_PORT: String(adminPort) });
+      const { code, stderr } = await exited;
+      expect(code).toBe(1);
+      expect(stderr).toBe(`formguard: ADMIN_PORT: cannot listen on 127.0.0.1:${adminPort} for /metrics and /docs (EADDRINUSE); set ADMIN_PORT to a free port, or to off\n`);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('with ADMIN_PORT=off, serves /metrics and /docs nowhere and says so', async () => {
+    const port = await freePort();
+    const { child, exited } = start({ PORT: String(port), ADMIN_PORT: 'off' });
+    await waitReady(port, exited);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    child.kill('SIGTERM');
+    const { code, stdout } = await exited;
+    expect(code).toBe(0);
+    expect(stdout).toContain('"msg":"ADMIN_PORT is off: /metrics and /docs are served nowhere"');
   });
 
   it('exits on SIGTERM after the reader of its log went away (EPIPE), instead of retrying the write forever', async () => {
@@ -141,7 +176,7 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const script = (command ?? '').replace('npm ci', 'true').replace('npm run build', 'true');
     const port = await freePort();
     // Its own process group, so that a node left behind by the shell can be ended with it.
-    const child = spawn('sh', ['-c', script], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', PORT: String(port), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('sh', ['-c', script], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -30,6 +30,17 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ REDIS_URL: 'http://:secret-pw@host:6379' })).toThrow(/^(?![\s\S]*secret-pw)/);
   });
 
+  it('serves /metrics and /docs on ADMIN_PORT (default 9464 on ADMIN_HOST 127.0.0.1), off, never on PORT', () => {
+    expect(parseEnv({})).toMatchObject({ ADMIN_PORT: 9464, ADMIN_HOST: '127.0.0.1' });
+    expect(parseEnv({ ADMIN_PORT: ' 9100 ', ADMIN_HOST: '0.0.0.0' })).toMatchObject({ ADMIN_PORT: 9100, ADMIN_HOST: '0.0.0.0' });
+    expect(parseEnv({ ADMIN_PORT: 'off' }).ADMIN_PORT).toBe('off');
+    // 0 picks a free port, as PORT=0 does; so both may be 0.
+    expect(parseEnv({ ADMIN_PORT: '0', PORT: '0' })).toMatchObject({ ADMIN_PORT: 0, PORT: 0 });
+    for (const ADMIN_PORT of ['70000', 'no', 'OFF', '0x10', '-1']) expect(() => parseEnv({ ADMIN_PORT }), ADMIN_PORT).toThrow(/ADMIN_PORT: ".*": a port number \(0 to 65535\), or off/);
+    expect(() => parseEnv({ PORT: '8080', ADMIN_PORT: '8080' })).toThrow(/ADMIN_PORT: must differ from PORT \(8080\)/);
+    expect(() => parseEnv({ ADMIN_PORT: '3000' })).toThrow(/ADMIN_PORT: must differ from PORT \(3000\)/);
+  });
+
   it('reads TRUST_PROXY strictly: true/1 and false/0, anything else is an error rather than a quiet false', () => {
     expect(parseEnv({}).TRUST_PROXY).toBe(false);
     expect(parseEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
