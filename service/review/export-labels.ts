@@ -2,7 +2,15 @@ import { mkdir, open, readdir, readFile, truncate, unlink } from 'node:fs/promis
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { exportedLabelSchema, labelWithdrawalSchema, type ExportedLabel, type LabelRecord, type LabelWithdrawal } from './records.ts';
+import {
+  storedLabelLineSchema,
+  storedWithdrawalLineSchema,
+  type ExportedLabel,
+  type LabelRecord,
+  type LabelWithdrawal,
+  type StoredLabelLine,
+  type StoredWithdrawalLine,
+} from './records.ts';
 import type { ReviewStore } from './store.ts';
 
 export interface ExportResult {
@@ -125,7 +133,7 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
         if (inFiles.withdrawals.has(key) || (!entry.exported && !inFiles.labelTimes.has(key))) continue;
         inFiles.withdrawals.add(key);
         // Beside the label line it withdraws (same date), so `npm run evaluate` on that one file sees both.
-        addLine(byFile, entry.withdrawn, { submissionId: entry.submissionId, withdrawn: entry.withdrawn, withdrawnAt });
+        addLine(byFile, entry.withdrawn, { submissionId: entry.submissionId, accountId, withdrawn: entry.withdrawn, withdrawnAt });
       }
       for (const [file, lines] of byFile) {
         await appendDurably(path.join(dir, file), lines);
@@ -149,6 +157,7 @@ function addLine(byFile: Map<string, string[]>, at: string, line: ExportedLabel 
 export function exportLine(record: LabelRecord): ExportedLabel {
   return {
     submissionId: record.submissionId,
+    accountId: record.accountId,
     formId: record.formId,
     label: record.label,
     fields: record.fields,
@@ -204,16 +213,16 @@ async function alreadyExported(dir: string): Promise<InFiles> {
 }
 
 /** What a line holds; undefined for JSON of another shape, 'torn' for text that is not JSON at all. */
-function parseLine(line: string): { kind: 'label'; line: ExportedLabel } | { kind: 'withdrawal'; line: LabelWithdrawal } | 'torn' | undefined {
+function parseLine(line: string): { kind: 'label'; line: StoredLabelLine } | { kind: 'withdrawal'; line: StoredWithdrawalLine } | 'torn' | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
   } catch {
     return 'torn';
   }
-  const label = exportedLabelSchema.safeParse(raw);
+  const label = storedLabelLineSchema.safeParse(raw);
   if (label.success) return { kind: 'label', line: label.data };
-  const withdrawal = labelWithdrawalSchema.safeParse(raw);
+  const withdrawal = storedWithdrawalLineSchema.safeParse(raw);
   return withdrawal.success ? { kind: 'withdrawal', line: withdrawal.data } : undefined;
 }
 

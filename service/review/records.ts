@@ -21,9 +21,13 @@ export const labelRecordSchema = z.object({
 });
 export type LabelRecord = z.infer<typeof labelRecordSchema>;
 
-/** One line of data/labels/<date>.jsonl: what the training loader reads. */
+/**
+ * One label line of data/labels/<date>.jsonl as labels:export writes it: what the training loader reads, and what
+ * `labels:erase` finds an account's lines by (`accountId`).
+ */
 export const exportedLabelSchema = labelRecordSchema.pick({
   submissionId: true,
+  accountId: true,
   formId: true,
   label: true,
   fields: true,
@@ -34,18 +38,28 @@ export const exportedLabelSchema = labelRecordSchema.pick({
 });
 export type ExportedLabel = z.infer<typeof exportedLabelSchema>;
 
+/** Any label line already in the files: lines exported before labels named their account have no `accountId`. */
+export const storedLabelLineSchema = exportedLabelSchema.partial({ accountId: true });
+export type StoredLabelLine = z.infer<typeof storedLabelLineSchema>;
+
 /**
  * The other kind of line in data/labels/<date>.jsonl: a label taken back by an undo after it was exported. The
  * training loader drops the label line(s) of that submission with that labelledAt before it keeps the newest.
  */
 export const labelWithdrawalSchema = z.object({
   submissionId: z.string().uuid(),
+  /** The account of the submission, as in its label line. */
+  accountId: z.string().min(1),
   /** The labelledAt of the undone label: which line of this submission is withdrawn. */
   withdrawn: z.string().datetime(),
   /** When the undo happened. */
   withdrawnAt: z.string().datetime(),
 });
 export type LabelWithdrawal = z.infer<typeof labelWithdrawalSchema>;
+
+/** Any withdrawal line already in the files: older ones have no `accountId`. */
+export const storedWithdrawalLineSchema = labelWithdrawalSchema.partial({ accountId: true });
+export type StoredWithdrawalLine = z.infer<typeof storedWithdrawalLineSchema>;
 
 /** A console session, stored in Redis under the hash of its random id. */
 export const sessionRecordSchema = z.object({

@@ -51,8 +51,10 @@ describe('labels:export', () => {
     const first = await lines(out.dir);
     expect(first).toHaveLength(3);
     const lineA = first.find((l) => l.submissionId === a.submissionId);
-    expect(Object.keys(lineA ?? {}).sort()).toEqual(['fields', 'formId', 'label', 'labelledAt', 'modelConfidence', 'modelStatus', 'moderatorId', 'submissionId']);
-    expect(lineA).toMatchObject({ label: 'legitimate', modelStatus: 'spam', modelConfidence: 0.8, moderatorId: 'alice', formId: 'contact', fields: a.fields });
+    expect(Object.keys(lineA ?? {}).sort()).toEqual(['accountId', 'fields', 'formId', 'label', 'labelledAt', 'modelConfidence', 'modelStatus', 'moderatorId', 'submissionId']);
+    expect(lineA).toMatchObject({ accountId: 'acme', label: 'legitimate', modelStatus: 'spam', modelConfidence: 0.8, moderatorId: 'alice', formId: 'contact', fields: a.fields });
+    // Each line names its account, so one account's lines can be found (and erased) among several accounts'.
+    expect(Object.fromEntries(first.map((l) => [l.submissionId, l.accountId]))).toEqual({ [a.submissionId]: 'acme', [b.submissionId]: 'acme', [c.submissionId]: 'globex' });
     expect(first.some((l) => l.submissionId === unlabelled.submissionId)).toBe(false);
 
     expect((await exportLabels(store, out.dir)).written).toBe(0);
@@ -78,6 +80,30 @@ describe('labels:export', () => {
     expect(rows.slice(0, -1).map((r) => (JSON.parse(r) as { moderatorId: string }).moderatorId)).toEqual(['alice', 'bob']);
     expect(second?.label).toBe('legitimate');
     expect(latestLabels(loadJsonl(file, 'labels')).map((r) => r.label)).toEqual(['legitimate']);
+  });
+
+  it('recognises lines exported before labels named their account, and training reads old and new lines alike', async () => {
+    const old = fakeJob({ accountId: 'acme' });
+    const fresh = fakeJob({ accountId: 'acme' });
+    await store.ingest(old);
+    await store.ingest(fresh);
+    const oldLabel = (await store.label('acme', old.submissionId, 'spam', 'alice'))!;
+    // An older export wrote this label's line (no accountId) and stopped before its acknowledgement.
+    const { accountId: _, ...legacy } = exportLine(oldLabel);
+    const file = path.join(out.dir, `${oldLabel.labelledAt.slice(0, 10)}.jsonl`);
+    await writeFile(file, `${JSON.stringify(legacy)}\n`);
+    await store.label('acme', fresh.submissionId, 'legitimate', 'alice');
+
+    expect((await exportLabels(store, out.dir)).written).toBe(1);
+    const written = await lines(out.dir);
+    expect(written.map((l) => [l.submissionId, l.accountId])).toEqual([
+      [old.submissionId, undefined],
+      [fresh.submissionId, 'acme'],
+    ]);
+    expect(loadJsonl(file, 'labels').map((r) => [r.id, r.label])).toEqual([
+      [`label:${old.submissionId}`, 'spam'],
+      [`label:${fresh.submissionId}`, 'legitimate'],
+    ]);
   });
 
   it('rewrites a label whose line a crash cut short, and keeps a last line that is whole but unterminated', async () => {
@@ -169,7 +195,7 @@ describe('labels:export after an undo', () => {
     expect(second).toMatchObject({ written: 0, withdrawn: 1, files: [`${alices.labelledAt.slice(0, 10)}.jsonl`] });
     const after = await lines(out.dir);
     expect(after).toHaveLength(2);
-    expect(after[1]).toEqual({ submissionId: j.submissionId, withdrawn: alices.labelledAt, withdrawnAt: expect.any(String) as string });
+    expect(after[1]).toEqual({ submissionId: j.submissionId, accountId: 'acme', withdrawn: alices.labelledAt, withdrawnAt: expect.any(String) as string });
     expect(Date.parse(String(after[1]?.withdrawnAt))).toBeGreaterThan(Date.parse(alices.labelledAt));
     expect(await s.withdrawals('acme')).toEqual([]);
 
@@ -195,8 +221,8 @@ describe('labels:export after an undo', () => {
     // The crash: a's withdrawal line is whole on disk, b's cut short; neither acknowledged.
     const file = path.join(out.dir, `${la.labelledAt.slice(0, 10)}.jsonl`);
     const before = await readFile(file, 'utf8');
-    const lineA = JSON.stringify({ submissionId: a.submissionId, withdrawn: la.labelledAt, withdrawnAt: wa!.withdrawnAt });
-    const lineB = JSON.stringify({ submissionId: b.submissionId, withdrawn: lb.labelledAt, withdrawnAt: wb!.withdrawnAt });
+    const lineA = JSON.stringify({ submissionId: a.submissionId, accountId: 'acme', withdrawn: la.labelledAt, withdrawnAt: wa!.withdrawnAt });
+    const lineB = JSON.stringify({ submissionId: b.submissionId, accountId: 'acme', withdrawn: lb.labelledAt, withdrawnAt: wb!.withdrawnAt });
     await writeFile(file, `${before}${lineA}\n${lineB.slice(0, 30)}`);
 
     expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 1 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exportedLabelSchema as exportedByService, labelSchema, labelWithdrawalSchema as withdrawalByService } from '../../service/review/records.ts';
+import { labelSchema, storedLabelLineSchema as exportedByService, storedWithdrawalLineSchema as withdrawalByService } from '../../service/review/records.ts';
 
 /** Every source becomes this one record type before training or evaluation. */
 export const recordSchema = z.object({
@@ -15,8 +15,10 @@ export const recordSchema = z.object({
 export type LabelledRecord = z.infer<typeof recordSchema>;
 
 /**
- * A moderator's label as `npm run labels:export` writes it to data/labels/*.jsonl; the model's verdict and the
- * moderator may be missing from hand-made label files (submissionId, formId, label, fields and labelledAt suffice).
+ * A moderator's label as `npm run labels:export` writes it to data/labels/*.jsonl (the service's schema is the one
+ * definition of the line); the account is missing from lines exported before labels named it, and the model's
+ * verdict and the moderator may be missing from hand-made label files (submissionId, formId, label, fields and
+ * labelledAt suffice).
  */
 export const exportedLabelSchema = exportedByService.partial({ moderatorId: true, modelStatus: true, modelConfidence: true }).extend({
   // Hand-made files may write local time with an offset; labels are compared with Date.parse, which reads both.
@@ -25,7 +27,8 @@ export const exportedLabelSchema = exportedByService.partial({ moderatorId: true
 
 /**
  * A withdrawal line of data/labels/*.jsonl: a moderator undid an exported label, so the label line of that submission
- * with that labelledAt is not trained on. Hand-made files may give local time with an offset and leave out withdrawnAt.
+ * with that labelledAt is not trained on. Older lines have no accountId; hand-made files may give local time with an
+ * offset and leave out withdrawnAt.
  */
 export const exportedWithdrawalSchema = withdrawalByService.extend({
   withdrawn: z.iso.datetime({ offset: true }),
