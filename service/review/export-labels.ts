@@ -11,7 +11,7 @@ import {
   type StoredLabelLine,
   type StoredWithdrawalLine,
 } from './records.ts';
-import type { ReviewStore } from './store.ts';
+import type { ReviewStore, WithdrawalEntry } from './store.ts';
 
 export interface ExportResult {
   /** Label lines written. */
@@ -35,10 +35,11 @@ export class ExportBusyError extends Error {
 /**
  * Writes every label not yet exported to `<dir>/<YYYY-MM-DD of labelledAt>.jsonl` and then marks it exported.
  * Idempotent twice over: exported labels leave the store's `unexported` index, and lines already in the
- * files (same submissionId and labelledAt, e.g. after a crash between write and mark) are not written again.
+ * files (the same labelId, e.g. after a crash between write and mark) are not written again.
  * A relabel is a new line with a later labelledAt; the training loader keeps the latest per submissionId.
- * An undo of a label whose line is in the files appends a withdrawal line (`{submissionId, withdrawn: labelledAt,
- * withdrawnAt}`) beside it, acknowledged and never repeated the same way; the training loader drops the withdrawn line.
+ * An undo of a label whose line is in the files appends a withdrawal line (`{submissionId, labelId, accountId,
+ * withdrawn: labelledAt, withdrawnAt}`) beside it, acknowledged and never repeated the same way; the training loader
+ * drops the label line with that labelId.
  */
 export async function exportLabels(store: ReviewStore, dir: string): Promise<ExportResult> {
   await mkdir(dir, { recursive: true });
@@ -106,11 +107,10 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
       const byFile = new Map<string, string[]>();
       for (const { record } of page) {
         if (record === undefined) continue; // past retention before it was exported
-        const key = seenKey(record);
-        if (inFiles.labels.has(key)) continue;
-        inFiles.labels.add(key);
-        inFiles.labelTimes.add(timeKey(record.submissionId, record.labelledAt));
-        addLine(byFile, record.labelledAt, exportLine(record));
+        if (inFiles.hasLabel(record)) continue;
+        const line = exportLine(record);
+        inFiles.addLabel(line);
+        addLine(byFile, record.labelledAt, line);
       }
       for (const [file, lines] of byFile) {
         await appendDurably(path.join(dir, file), lines);
@@ -128,12 +128,18 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
       const byFile = new Map<string, string[]>();
       for (const { entry, withdrawnAt } of page) {
         if (entry === undefined) continue;
-        const key = timeKey(entry.submissionId, entry.withdrawn);
         // An undone label that never reached the files needs no withdrawal line; one already written needs no second.
-        if (inFiles.withdrawals.has(key) || (!entry.exported && !inFiles.labelTimes.has(key))) continue;
-        inFiles.withdrawals.add(key);
+        if (inFiles.hasWithdrawal(entry) || (!entry.exported && !inFiles.holdsLineOf(entry))) continue;
+        const line: LabelWithdrawal = {
+          submissionId: entry.submissionId,
+          ...(entry.labelId === undefined ? {} : { labelId: entry.labelId }),
+          accountId,
+          withdrawn: entry.withdrawn,
+          withdrawnAt,
+        };
+        inFiles.addWithdrawal(line);
         // Beside the label line it withdraws (same date), so `npm run evaluate` on that one file sees both.
-        addLine(byFile, entry.withdrawn, { submissionId: entry.submissionId, accountId, withdrawn: entry.withdrawn, withdrawnAt });
+        addLine(byFile, entry.withdrawn, line);
       }
       for (const [file, lines] of byFile) {
         await appendDurably(path.join(dir, file), lines);
@@ -157,6 +163,7 @@ function addLine(byFile: Map<string, string[]>, at: string, line: ExportedLabel 
 export function exportLine(record: LabelRecord): ExportedLabel {
   return {
     submissionId: record.submissionId,
+    ...(record.labelId === undefined ? {} : { labelId: record.labelId }),
     accountId: record.accountId,
     formId: record.formId,
     label: record.label,
@@ -168,26 +175,65 @@ export function exportLine(record: LabelRecord): ExportedLabel {
   };
 }
 
-function seenKey(l: { submissionId: string; labelledAt: string; label: string; moderatorId: string }): string {
-  return `${l.submissionId}|${l.labelledAt}|${l.label}|${l.moderatorId}`;
+/** A label line without a labelId (exported before labels had ids), as the export knew it: by what it says. */
+function seenKey(l: { submissionId: string; labelledAt: string; label: string; moderatorId?: string | undefined }): string {
+  return `${l.submissionId}|${l.labelledAt}|${l.label}|${l.moderatorId ?? ''}`;
 }
 
-/** One label of a submission, by the instant of its labelledAt: what a withdrawal names. */
+/** One label of a submission, by the instant of its labelledAt: what a withdrawal without a labelId names. */
 function timeKey(submissionId: string, labelledAt: string): string {
   return `${submissionId}|${Date.parse(labelledAt)}`;
 }
 
-interface InFiles {
-  /** Label lines (seenKey). */
-  readonly labels: Set<string>;
-  /** The same label lines by submission and time (timeKey), for the withdrawals. */
-  readonly labelTimes: Set<string>;
-  /** Withdrawal lines (timeKey of the label withdrawn). */
-  readonly withdrawals: Set<string>;
+/**
+ * The lines the folder's files hold, as the export needs them. A label is known by its labelId; lines written before
+ * labels had ids by what they say (seenKey) and by their instant (timeKey), which is all an older withdrawal names.
+ */
+class InFiles {
+  /** Label lines: `id:<labelId>`, or `at:<seenKey>` for a line without a labelId. */
+  readonly #labels = new Set<string>();
+  /** Every label line by its submission and instant. */
+  readonly #labelTimes = new Set<string>();
+  /** Label lines without a labelId by their submission and instant. */
+  readonly #unnamedTimes = new Set<string>();
+  /** Withdrawal lines: `id:<labelId>` of the label withdrawn, or `at:<timeKey>` for one without a labelId. */
+  readonly #withdrawals = new Set<string>();
+
+  addLabel(line: StoredLabelLine): void {
+    const at = timeKey(line.submissionId, line.labelledAt);
+    this.#labelTimes.add(at);
+    if (line.labelId !== undefined) this.#labels.add(`id:${line.labelId}`);
+    else {
+      this.#labels.add(`at:${seenKey(line)}`);
+      this.#unnamedTimes.add(at);
+    }
+  }
+
+  /** This label's line is in the files: by its id, or, written by an older export, by what it says. */
+  hasLabel(record: LabelRecord): boolean {
+    return (record.labelId !== undefined && this.#labels.has(`id:${record.labelId}`)) || this.#labels.has(`at:${seenKey(record)}`);
+  }
+
+  /** The line of the label this undo took back is in the files (so it needs withdrawing). */
+  holdsLineOf(entry: WithdrawalEntry): boolean {
+    const at = timeKey(entry.submissionId, entry.withdrawn);
+    if (entry.labelId === undefined) return this.#labelTimes.has(at);
+    return this.#labels.has(`id:${entry.labelId}`) || this.#unnamedTimes.has(at);
+  }
+
+  addWithdrawal(line: StoredWithdrawalLine): void {
+    this.#withdrawals.add(line.labelId !== undefined ? `id:${line.labelId}` : `at:${timeKey(line.submissionId, line.withdrawn)}`);
+  }
+
+  /** A withdrawal line already takes this label back (one without a labelId takes back every line of its instant). */
+  hasWithdrawal(entry: WithdrawalEntry): boolean {
+    const at = this.#withdrawals.has(`at:${timeKey(entry.submissionId, entry.withdrawn)}`);
+    return entry.labelId === undefined ? at : at || this.#withdrawals.has(`id:${entry.labelId}`);
+  }
 }
 
 async function alreadyExported(dir: string): Promise<InFiles> {
-  const found: InFiles = { labels: new Set(), labelTimes: new Set(), withdrawals: new Set() };
+  const found = new InFiles();
   const tornTails: { file: string; keep: number }[] = [];
   for (const name of await readdir(dir)) {
     if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) continue;
@@ -200,10 +246,8 @@ async function alreadyExported(dir: string): Promise<InFiles> {
       if (parsed === 'torn') {
         // Only an unterminated last line can be a write cut short; anything else is left for a person to read.
         if (i === lines.length - 1) tornTails.push({ file, keep: Buffer.byteLength(text) - Buffer.byteLength(line) });
-      } else if (parsed?.kind === 'label') {
-        found.labels.add(seenKey(parsed.line));
-        found.labelTimes.add(timeKey(parsed.line.submissionId, parsed.line.labelledAt));
-      } else if (parsed?.kind === 'withdrawal') found.withdrawals.add(timeKey(parsed.line.submissionId, parsed.line.withdrawn));
+      } else if (parsed?.kind === 'label') found.addLabel(parsed.line);
+      else if (parsed?.kind === 'withdrawal') found.addWithdrawal(parsed.line);
     });
   }
   // A torn last line is a crash mid-write: its label (or withdrawal) was never acknowledged, so it is written again in

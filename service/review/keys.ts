@@ -68,7 +68,7 @@ export class AccountKeys {
 
   /**
    * Labels taken back by an undo and not yet written to data/labels as withdrawals, by the time of the undo (ms):
-   * members are JSON `{submissionId, withdrawn: labelledAt, exported}`. Not swept: they hold no personal data, and
+   * members are JSON `{submissionId, labelId, withdrawn: labelledAt, exported}`. Not swept: they hold no personal data, and
    * dropping one would leave its undone label in the files for good.
    */
   withdrawals(): string {

@@ -5,6 +5,12 @@ export type Label = z.infer<typeof labelSchema>;
 
 /** One moderator decision, kept in Redis until exported (and at most until the item's retention ends). */
 export const labelRecordSchema = z.object({
+  /**
+   * This label's own id (a random UUID), unique among every label of every submission: what a withdrawal names, and
+   * what the export acknowledges. Two labels of one submission can share a labelledAt (the same millisecond, on two
+   * instances); they never share an id. Absent from records labelled before labels had ids.
+   */
+  labelId: z.string().uuid().optional(),
   submissionId: z.string().uuid(),
   accountId: z.string().min(1),
   formId: z.string().min(1),
@@ -27,6 +33,7 @@ export type LabelRecord = z.infer<typeof labelRecordSchema>;
  */
 export const exportedLabelSchema = labelRecordSchema.pick({
   submissionId: true,
+  labelId: true,
   accountId: true,
   formId: true,
   label: true,
@@ -44,13 +51,17 @@ export type StoredLabelLine = z.infer<typeof storedLabelLineSchema>;
 
 /**
  * The other kind of line in data/labels/<date>.jsonl: a label taken back by an undo after it was exported. The
- * training loader drops the label line(s) of that submission with that labelledAt before it keeps the newest.
+ * training loader drops the label line with that labelId (and a line without a labelId of that submission and
+ * labelledAt, written before labels had ids) before it keeps the newest. A withdrawal without a labelId (written
+ * before labels had ids) drops every label line of that submission with that labelledAt.
  */
 export const labelWithdrawalSchema = z.object({
   submissionId: z.string().uuid(),
+  /** The id of the undone label; absent when that label had none. */
+  labelId: labelRecordSchema.shape.labelId,
   /** The account of the submission, as in its label line. */
   accountId: z.string().min(1),
-  /** The labelledAt of the undone label: which line of this submission is withdrawn. */
+  /** The labelledAt of the undone label (which line of this submission is withdrawn, where it has no labelId). */
   withdrawn: z.string().datetime(),
   /** When the undo happened. */
   withdrawnAt: z.string().datetime(),

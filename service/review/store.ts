@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
@@ -66,7 +67,7 @@ if not current then return {-3} end
 local label = cjson.decode(current)
 if label.moderatorId ~= ARGV[4] or (ARGV[5] ~= '' and label.labelledAt ~= ARGV[5]) then return {-1, label.moderatorId} end
 local exported = redis.call('ZSCORE', KEYS[4], ARGV[2]) == false
-redis.call('ZADD', KEYS[11], ARGV[7], cjson.encode({ submissionId = ARGV[2], withdrawn = label.labelledAt, exported = exported }))
+redis.call('ZADD', KEYS[11], ARGV[7], cjson.encode({ submissionId = ARGV[2], labelId = label.labelId, withdrawn = label.labelledAt, exported = exported }))
 local previous = redis.call('LPOP', KEYS[10])
 if previous then
   local p = cjson.decode(previous)
@@ -81,12 +82,19 @@ redis.call('ZREM', KEYS[4], ARGV[2])
 for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
 return {1}`;
 
-// Forgets exported labels, unless relabelled meanwhile (then the score, labelledAt, changed).
+// Forgets exported labels, unless relabelled meanwhile: then the score (labelledAt) changed, or, for a relabel in the
+// same millisecond, the item's label is another one (its labelId). ARGV: submissionId, score, labelId ('' for a label
+// without one) per label; KEYS[1 + n]: the n-th label's key.
 const ACK = `
 local n = 0
-for i = 1, #ARGV, 2 do
+for i = 1, #ARGV, 3 do
   local score = redis.call('ZSCORE', KEYS[1], ARGV[i])
-  if score and tonumber(score) == tonumber(ARGV[i + 1]) then
+  local same = score and tonumber(score) == tonumber(ARGV[i + 1])
+  if same and ARGV[i + 2] ~= '' then
+    local current = redis.call('GET', KEYS[1 + (i + 2) / 3])
+    same = current and cjson.decode(current).labelId == ARGV[i + 2]
+  end
+  if same then
     redis.call('ZREM', KEYS[1], ARGV[i])
     n = n + 1
   end
@@ -94,6 +102,14 @@ end
 return n`;
 
 export type IngestResult = 'stored' | 'duplicate' | 'expired';
+
+/** A label waiting for the export: `score` (its labelledAt in ms) and `record.labelId` acknowledge it. */
+export interface UnexportedLabel {
+  readonly submissionId: string;
+  readonly score: string;
+  /** Undefined once past retention (the label expired before it was exported). */
+  readonly record: LabelRecord | undefined;
+}
 
 /**
  * A label refused because the item's label changed since the moderator saw it (another moderator labelled,
@@ -115,7 +131,7 @@ export type UndoResult =
  * An undone label as the withdrawals index holds it (the time of the undo is the score). `exported`: the label had
  * been acknowledged by an export, so its line is in the files; otherwise it may be (written, not yet acknowledged).
  */
-export const withdrawalEntrySchema = labelWithdrawalSchema.pick({ submissionId: true, withdrawn: true }).extend({ exported: z.boolean() });
+export const withdrawalEntrySchema = labelWithdrawalSchema.pick({ submissionId: true, labelId: true, withdrawn: true }).extend({ exported: z.boolean() });
 export type WithdrawalEntry = z.infer<typeof withdrawalEntrySchema>;
 
 /** A withdrawal waiting for the export; entry undefined for a member that does not parse (it is acknowledged as is). */
@@ -274,6 +290,7 @@ export class ReviewStore {
     const { item } = entry;
     const labelledAtMs = this.#now();
     const record: LabelRecord = {
+      labelId: randomUUID(),
       submissionId,
       accountId,
       formId: item.formId,
@@ -356,10 +373,10 @@ export class ReviewStore {
   }
 
   /** Labels of an account not yet exported, oldest first, with the index score that acknowledges them. */
-  async unexported(accountId: string, limit = 1000): Promise<{ record: LabelRecord | undefined; submissionId: string; score: string }[]> {
+  async unexported(accountId: string, limit = 1000): Promise<UnexportedLabel[]> {
     const k = this.keys.forAccount(accountId);
     const flat = await this.#redis.zrange(k.unexported(), '0', String(limit - 1), 'WITHSCORES');
-    const out: { record: LabelRecord | undefined; submissionId: string; score: string }[] = [];
+    const out: UnexportedLabel[] = [];
     for (let i = 0; i < flat.length; i += 2) {
       const submissionId = flat[i] ?? '';
       out.push({ submissionId, score: flat[i + 1] ?? '0', record: await this.getLabel(accountId, submissionId) });
@@ -367,11 +384,12 @@ export class ReviewStore {
     return out;
   }
 
-  /** Marks labels exported (each only if it was not relabelled since it was read). */
-  async acknowledgeExported(accountId: string, entries: readonly { submissionId: string; score: string }[]): Promise<number> {
+  /** Marks labels exported, each only if it is still the item's label (not relabelled since it was read). */
+  async acknowledgeExported(accountId: string, entries: readonly UnexportedLabel[]): Promise<number> {
     if (entries.length === 0) return 0;
-    const args = entries.flatMap((e) => [e.submissionId, e.score]);
-    return (await this.#redis.eval(ACK, 1, this.keys.forAccount(accountId).unexported(), ...args)) as number;
+    const k = this.keys.forAccount(accountId);
+    const args = entries.flatMap((e) => [e.submissionId, e.score, e.record?.labelId ?? '']);
+    return (await this.#redis.eval(ACK, 1 + entries.length, k.unexported(), ...entries.map((e) => k.label(e.submissionId)), ...args)) as number;
   }
 
   /** Labels taken back by an undo and not yet handled by an export, oldest undo first. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../service/review/export-labels.ts';
-import { ReviewStore } from '../../service/review/store.ts';
+import { ReviewStore, type UnexportedLabel } from '../../service/review/store.ts';
 import { latestLabels, loadDataDir, loadJsonl } from '../../training/data/loaders.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
 
@@ -51,7 +51,10 @@ describe('labels:export', () => {
     const first = await lines(out.dir);
     expect(first).toHaveLength(3);
     const lineA = first.find((l) => l.submissionId === a.submissionId);
-    expect(Object.keys(lineA ?? {}).sort()).toEqual(['accountId', 'fields', 'formId', 'label', 'labelledAt', 'modelConfidence', 'modelStatus', 'moderatorId', 'submissionId']);
+    expect(Object.keys(lineA ?? {}).sort()).toEqual(['accountId', 'fields', 'formId', 'label', 'labelId', 'labelledAt', 'modelConfidence', 'modelStatus', 'moderatorId', 'submissionId']);
+    // Every label has its own id (what a withdrawal names), unique across labels.
+    expect(new Set(first.map((l) => l.labelId)).size).toBe(3);
+    expect(lineA?.labelId).toBe((await store.getLabel('acme', a.submissionId))?.labelId);
     expect(lineA).toMatchObject({ accountId: 'acme', label: 'legitimate', modelStatus: 'spam', modelConfidence: 0.8, moderatorId: 'alice', formId: 'contact', fields: a.fields });
     // Each line names its account, so one account's lines can be found (and erased) among several accounts'.
     expect(Object.fromEntries(first.map((l) => [l.submissionId, l.accountId]))).toEqual({ [a.submissionId]: 'acme', [b.submissionId]: 'acme', [c.submissionId]: 'globex' });
@@ -82,14 +85,14 @@ describe('labels:export', () => {
     expect(latestLabels(loadJsonl(file, 'labels')).map((r) => r.label)).toEqual(['legitimate']);
   });
 
-  it('recognises lines exported before labels named their account, and training reads old and new lines alike', async () => {
+  it('recognises lines exported before labels named their account or had ids, and training reads old and new lines alike', async () => {
     const old = fakeJob({ accountId: 'acme' });
     const fresh = fakeJob({ accountId: 'acme' });
     await store.ingest(old);
     await store.ingest(fresh);
     const oldLabel = (await store.label('acme', old.submissionId, 'spam', 'alice'))!;
-    // An older export wrote this label's line (no accountId) and stopped before its acknowledgement.
-    const { accountId: _, ...legacy } = exportLine(oldLabel);
+    // An older export wrote this label's line (no accountId, no labelId) and stopped before its acknowledgement.
+    const { accountId: _, labelId: __, ...legacy } = exportLine(oldLabel);
     const file = path.join(out.dir, `${oldLabel.labelledAt.slice(0, 10)}.jsonl`);
     await writeFile(file, `${JSON.stringify(legacy)}\n`);
     await store.label('acme', fresh.submissionId, 'legitimate', 'alice');
@@ -146,7 +149,7 @@ describe('labels:export', () => {
         await gate;
         return store.unexported(accountId, limit);
       },
-      acknowledgeExported: (accountId: string, entries: { submissionId: string; score: string }[]) => store.acknowledgeExported(accountId, entries),
+      acknowledgeExported: (accountId: string, entries: UnexportedLabel[]) => store.acknowledgeExported(accountId, entries),
       withdrawals: (accountId: string, limit?: number) => store.withdrawals(accountId, limit),
       acknowledgeWithdrawals: (accountId: string, members: string[]) => store.acknowledgeWithdrawals(accountId, members),
     } as unknown as ReviewStore;
@@ -195,7 +198,7 @@ describe('labels:export after an undo', () => {
     expect(second).toMatchObject({ written: 0, withdrawn: 1, files: [`${alices.labelledAt.slice(0, 10)}.jsonl`] });
     const after = await lines(out.dir);
     expect(after).toHaveLength(2);
-    expect(after[1]).toEqual({ submissionId: j.submissionId, accountId: 'acme', withdrawn: alices.labelledAt, withdrawnAt: expect.any(String) as string });
+    expect(after[1]).toEqual({ submissionId: j.submissionId, labelId: alices.labelId, accountId: 'acme', withdrawn: alices.labelledAt, withdrawnAt: expect.any(String) as string });
     expect(Date.parse(String(after[1]?.withdrawnAt))).toBeGreaterThan(Date.parse(alices.labelledAt));
     expect(await s.withdrawals('acme')).toEqual([]);
 
@@ -221,8 +224,8 @@ describe('labels:export after an undo', () => {
     // The crash: a's withdrawal line is whole on disk, b's cut short; neither acknowledged.
     const file = path.join(out.dir, `${la.labelledAt.slice(0, 10)}.jsonl`);
     const before = await readFile(file, 'utf8');
-    const lineA = JSON.stringify({ submissionId: a.submissionId, accountId: 'acme', withdrawn: la.labelledAt, withdrawnAt: wa!.withdrawnAt });
-    const lineB = JSON.stringify({ submissionId: b.submissionId, accountId: 'acme', withdrawn: lb.labelledAt, withdrawnAt: wb!.withdrawnAt });
+    const lineA = JSON.stringify({ submissionId: a.submissionId, labelId: la.labelId, accountId: 'acme', withdrawn: la.labelledAt, withdrawnAt: wa!.withdrawnAt });
+    const lineB = JSON.stringify({ submissionId: b.submissionId, labelId: lb.labelId, accountId: 'acme', withdrawn: lb.labelledAt, withdrawnAt: wb!.withdrawnAt });
     await writeFile(file, `${before}${lineA}\n${lineB.slice(0, 30)}`);
 
     expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 1 });
@@ -258,7 +261,7 @@ describe('labels:export after an undo', () => {
     const racing = {
       accounts: () => s.accounts(),
       unexported: (accountId: string, limit?: number) => s.unexported(accountId, limit),
-      acknowledgeExported: async (accountId: string, entries: { submissionId: string; score: string }[]) => {
+      acknowledgeExported: async (accountId: string, entries: UnexportedLabel[]) => {
         expect(await s.undo('acme', 'bob')).toEqual({ kind: 'undone', submissionId: raced.submissionId });
         return s.acknowledgeExported(accountId, entries);
       },
@@ -270,6 +273,79 @@ describe('labels:export after an undo', () => {
     expect((await lines(out.dir)).filter((l) => 'withdrawn' in l).map((l) => l.submissionId).sort()).toEqual([crashed.submissionId, raced.submissionId].sort());
     expect(await s.unexported('acme')).toEqual([]);
     expect(latestLabels(loadJsonl(file, 'labels'))).toEqual([]);
+  });
+
+  describe('two labels of one submission in the same millisecond (two instances, two moderators)', () => {
+    // A clock that stands still: every label and undo of these tests happens in the same millisecond.
+    const frozen = () => {
+      const at = (clock += 1000);
+      return new ReviewStore(redis, { prefix: prefixes.at(-1) ?? '', retentionDays: 30, now: () => at });
+    };
+    const trained = async (file: string) => latestLabels(loadJsonl(file, 'labels')).map((r) => r.label);
+
+    it('an undo of the relabel withdraws the relabel only: the restored label is still trained on', async () => {
+      const s = frozen();
+      const j = fakeJob({ accountId: 'acme' });
+      await s.ingest(j);
+      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      await exportLabels(s, out.dir);
+      await s.label('acme', j.submissionId, 'legitimate', 'bob');
+      expect(await exportLabels(s, out.dir)).toMatchObject({ written: 1 });
+      expect(await s.undo('acme', 'bob')).toMatchObject({ kind: 'undone' });
+      expect(await exportLabels(s, out.dir)).toMatchObject({ withdrawn: 1 });
+
+      expect((await s.getLabel('acme', j.submissionId))?.label).toBe('spam');
+      expect(await trained(path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`))).toEqual(['spam']);
+    });
+
+    it('an undo of a relabel never exported writes no withdrawal that would take the restored label with it', async () => {
+      const s = frozen();
+      const j = fakeJob({ accountId: 'acme' });
+      await s.ingest(j);
+      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      await exportLabels(s, out.dir);
+      await s.label('acme', j.submissionId, 'legitimate', 'bob');
+      await s.undo('acme', 'bob');
+      expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 0 });
+      expect(await trained(path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`))).toEqual(['spam']);
+    });
+
+    it('withdraws a label whose line an older export wrote without its labelId, and only that line', async () => {
+      const s = frozen();
+      const j = fakeJob({ accountId: 'acme' });
+      await s.ingest(j);
+      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      await exportLabels(s, out.dir);
+      const bobs = (await s.label('acme', j.submissionId, 'legitimate', 'bob'))!;
+      // An older export (no labelId in its lines) wrote bob's relabel and stopped before its acknowledgement.
+      const file = path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`);
+      const { labelId: _, ...older } = exportLine(bobs);
+      await writeFile(file, `${await readFile(file, 'utf8')}${JSON.stringify(older)}\n`);
+      await s.undo('acme', 'bob');
+      expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 1 });
+      expect(await trained(file)).toEqual(['spam']);
+    });
+
+    it('a relabel made while the export writes the label it replaces is exported, not acknowledged unwritten', async () => {
+      const s = frozen();
+      const j = fakeJob({ accountId: 'acme' });
+      await s.ingest(j);
+      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      const racing = {
+        accounts: () => s.accounts(),
+        unexported: (accountId: string, limit?: number) => s.unexported(accountId, limit),
+        acknowledgeExported: async (accountId: string, entries: UnexportedLabel[]) => {
+          await s.label('acme', j.submissionId, 'legitimate', 'bob'); // after the write of alice's line
+          return s.acknowledgeExported(accountId, entries);
+        },
+        withdrawals: (accountId: string, limit?: number) => s.withdrawals(accountId, limit),
+        acknowledgeWithdrawals: (accountId: string, members: string[]) => s.acknowledgeWithdrawals(accountId, members),
+      } as unknown as ReviewStore;
+      expect(await exportLabels(racing, out.dir)).toMatchObject({ written: 1 });
+      expect(await exportLabels(s, out.dir)).toMatchObject({ written: 1 });
+      expect((await lines(out.dir)).map((l) => l.moderatorId)).toEqual(['alice', 'bob']);
+      expect(await trained(path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`))).toEqual(['legitimate']);
+    });
   });
 
   it('end to end: label, export, undo, export; training gets the labels the store now holds', async () => {

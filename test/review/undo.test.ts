@@ -131,7 +131,7 @@ describe('undo of a label after its export', () => {
     expect(await store.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
     const [w, ...rest] = await store.withdrawals(account);
     expect(rest).toEqual([]);
-    expect(w?.entry).toEqual({ submissionId: x, withdrawn: alices!.labelledAt, exported: true });
+    expect(w?.entry).toEqual({ submissionId: x, labelId: alices!.labelId, withdrawn: alices!.labelledAt, exported: true });
     expect(Date.parse(w!.withdrawnAt)).toBeGreaterThan(Date.parse(alices!.labelledAt));
     // Nothing new to export but the withdrawal: the item is pending, its label gone.
     expect(await store.unexported(account)).toEqual([]);
@@ -147,7 +147,7 @@ describe('undo of a label after its export', () => {
     await exportAll();
 
     await store.undo(account, 'mia');
-    expect((await store.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, withdrawn: mias!.labelledAt, exported: true }]);
+    expect((await store.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, labelId: mias!.labelId, withdrawn: mias!.labelledAt, exported: true }]);
     expect(await store.getLabel(account, x)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
   });
 
@@ -155,7 +155,7 @@ describe('undo of a label after its export', () => {
     const x = await item();
     const alices = await store.label(account, x, 'spam', 'alice');
     await store.undo(account, 'alice');
-    expect((await store.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, withdrawn: alices!.labelledAt, exported: false }]);
+    expect((await store.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, labelId: alices!.labelId, withdrawn: alices!.labelledAt, exported: false }]);
   });
 
   it('records nothing for an undo that is refused', async () => {

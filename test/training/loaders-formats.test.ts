@@ -31,6 +31,7 @@ describe('a malformed moderator label line', () => {
     [{ modelConfidence: 1.5 }, 'modelConfidence: too big: expected number to be <=1'],
     [{ formId: undefined }, 'formId: missing (expected string)'],
     [{ accountId: '' }, 'accountId: too small: expected string to have >=1 characters'],
+    [{ labelId: 'label-1' }, 'labelId: invalid UUID'],
   ])('names the label field at fault (%o), not the generic record\'s id', (bad, message) => {
     const root = dataDir({ 'labels/2026-11-20.jsonl': [labelLine(bad)] });
     const file = path.join(root, 'labels/2026-11-20.jsonl');
@@ -42,6 +43,7 @@ describe('a malformed moderator label line', () => {
     [{ submissionId: 'abc-123' }, 'submissionId: invalid UUID'],
     [{ submissionId: undefined }, 'submissionId: missing (expected string)'],
     [{ accountId: 7 }, 'accountId: invalid input: expected string, received number'],
+    [{ labelId: 'label-1' }, 'labelId: invalid UUID'],
   ])('names the field at fault in a withdrawal line (%o)', (bad, message) => {
     const withdrawal = { submissionId: SUBMISSION, withdrawn: GOOD_LABEL.labelledAt, withdrawnAt: '2026-11-21T09:00:00.000Z', ...bad };
     const root = dataDir({ 'labels/2026-11-20.jsonl': [labelLine({}), JSON.stringify(withdrawal)] });

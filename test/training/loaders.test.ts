@@ -12,8 +12,8 @@ function label(submissionId: string, label: 'spam' | 'legitimate', labelledAt: s
   return JSON.stringify({ submissionId, formId: 'contact', label, fields: { message: `text of ${submissionId}` }, labelledAt, ...extra });
 }
 
-function withdrawal(submissionId: string, withdrawn: string): string {
-  return JSON.stringify({ submissionId, withdrawn, withdrawnAt: '2026-11-23T08:00:00.000Z' });
+function withdrawal(submissionId: string, withdrawn: string, extra: object = {}): string {
+  return JSON.stringify({ submissionId, withdrawn, withdrawnAt: '2026-11-23T08:00:00.000Z', ...extra });
 }
 
 function dataDir(files: Record<string, string[]>): string {
@@ -106,5 +106,56 @@ describe('loadDataDir with labels withdrawn by an undo after their export', () =
   it('applies withdrawals in loadJsonl and latestLabels too (what npm run evaluate reads)', () => {
     const root = dataDir({ 'a.jsonl': [label(SUBMISSION, 'spam', first), label(SUBMISSION, 'legitimate', relabel), withdrawal(SUBMISSION, relabel)] });
     expect(latestLabels(loadJsonl(path.join(root, 'labels', 'a.jsonl'), 'labels')).map((r) => r.label)).toEqual(['spam']);
+  });
+
+  describe('by labelId: two labels of one submission in the same millisecond', () => {
+    const ALICE = '3f0c2a1e-7b6d-4c5e-9f8a-1b2c3d4e5f60';
+    const BOB = '8e7d6c5b-4a39-4281-b7c6-d5e4f3a2b1c0';
+
+    it('takes back the named label only, so the other label of that millisecond is trained on', () => {
+      const { records, withdrawn } = loadDataDir(
+        dataDir({
+          '2026-11-20.jsonl': [
+            label(SUBMISSION, 'spam', first, { labelId: ALICE, moderatorId: 'alice' }),
+            label(SUBMISSION, 'legitimate', first, { labelId: BOB, moderatorId: 'bob' }),
+            withdrawal(SUBMISSION, first, { labelId: BOB }),
+          ],
+        }),
+      );
+      expect(records.map((r) => [r.label, r.labelId])).toEqual([['spam', ALICE]]);
+      expect(withdrawn).toBe(1);
+    });
+
+    it('takes back a line an older export wrote without a labelId, by its instant, and no named line of that instant', () => {
+      const { records } = loadDataDir(
+        dataDir({
+          '2026-11-20.jsonl': [
+            label(SUBMISSION, 'spam', first, { labelId: ALICE }),
+            label(SUBMISSION, 'legitimate', first),
+            withdrawal(SUBMISSION, first, { labelId: BOB }),
+          ],
+        }),
+      );
+      expect(records.map((r) => r.label)).toEqual(['spam']);
+    });
+
+    it('a withdrawal written before labels had ids still takes back every line of its instant', () => {
+      const { records } = loadDataDir(
+        dataDir({
+          '2026-11-20.jsonl': [
+            label(SUBMISSION, 'spam', first, { labelId: ALICE }),
+            label(SUBMISSION, 'legitimate', first),
+            label(OTHER, 'spam', first, { labelId: BOB }),
+            withdrawal(SUBMISSION, first),
+          ],
+        }),
+      );
+      expect(records.map((r) => r.id)).toEqual([`label:${OTHER}`]);
+    });
+
+    it('ignores a labelId that names a label of another submission', () => {
+      const { records } = loadDataDir(dataDir({ '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first, { labelId: ALICE }), withdrawal(OTHER, first, { labelId: ALICE })] }));
+      expect(records.map((r) => r.label)).toEqual(['spam']);
+    });
   });
 });

@@ -64,12 +64,14 @@ function labelLineKind(raw: unknown): 'label' | 'withdrawal' | undefined {
 }
 
 /**
- * An exported label that a moderator undid: the label record `id` (label:<submissionId>) whose labelledAt names the
- * same instant is not trained on.
+ * An exported label that a moderator undid, not trained on: the label record of `id` (label:<submissionId>) with that
+ * labelId. Without a labelId (a withdrawal written before labels had ids), every label record of `id` whose
+ * labelledAt names the same instant as `labelledAt`.
  */
 export interface Withdrawal {
   readonly id: string;
   readonly labelledAt: string;
+  readonly labelId?: string | undefined;
 }
 
 /** What one file holds: its records, and the moderators' labels it withdraws (labels files only). */
@@ -83,13 +85,30 @@ function labelKey(id: string, labelledAt: string): string {
 }
 
 /**
- * The records without the label lines the withdrawals take back (every line of that submission with that labelledAt).
- * A withdrawal whose label is not among the records changes nothing; a later relabel is another line and stays.
+ * The records without the label lines the withdrawals take back. A withdrawal with a labelId takes back the line with
+ * that labelId, and a line without one (exported before labels had ids) of the same submission and instant; never
+ * another label of the same millisecond. A withdrawal without a labelId takes back every line of that submission with
+ * that labelledAt, as it always did. A withdrawal whose label is not among the records changes nothing; a later
+ * relabel is another line and stays.
  */
 export function withoutWithdrawn(records: readonly LabelledRecord[], withdrawals: readonly Withdrawal[]): LabelledRecord[] {
   if (withdrawals.length === 0) return [...records];
-  const gone = new Set(withdrawals.map((w) => labelKey(w.id, w.labelledAt)));
-  return records.filter((r) => r.labelledAt === undefined || !gone.has(labelKey(r.id, r.labelledAt)));
+  const goneIds = new Set<string>();
+  const goneTimes = new Set<string>();
+  const goneUnnamedTimes = new Set<string>();
+  for (const w of withdrawals) {
+    if (w.labelId === undefined) goneTimes.add(labelKey(w.id, w.labelledAt));
+    else {
+      goneIds.add(`${w.id}|${w.labelId}`);
+      goneUnnamedTimes.add(labelKey(w.id, w.labelledAt));
+    }
+  }
+  return records.filter((r) => {
+    if (r.labelledAt === undefined) return true;
+    const at = labelKey(r.id, r.labelledAt);
+    if (goneTimes.has(at)) return false;
+    return r.labelId === undefined ? !goneUnnamedTimes.has(at) : !goneIds.has(`${r.id}|${r.labelId}`);
+  });
 }
 
 /**
@@ -111,7 +130,7 @@ export function readJsonl(file: string, source: string): LabelledFile {
     if (kind === 'withdrawal') {
       const withdrawal = exportedWithdrawalSchema.safeParse(raw);
       if (!withdrawal.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(withdrawal.error.issues[0], raw)}`);
-      withdrawals.push({ id: `label:${withdrawal.data.submissionId}`, labelledAt: withdrawal.data.withdrawn });
+      withdrawals.push({ id: `label:${withdrawal.data.submissionId}`, labelledAt: withdrawal.data.withdrawn, labelId: withdrawal.data.labelId });
       return;
     }
     if (kind === 'label') {
@@ -119,7 +138,15 @@ export function readJsonl(file: string, source: string): LabelledFile {
       if (!label.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(label.error.issues[0], raw)}`);
       const l = label.data;
       const contradicts = l.modelStatus !== undefined && l.modelStatus !== l.label;
-      out.push({ id: `label:${l.submissionId}`, source, label: l.label, fields: l.fields, weight: contradicts ? LABEL_WEIGHTS.contradicts : LABEL_WEIGHTS.confirms, labelledAt: l.labelledAt });
+      out.push({
+        id: `label:${l.submissionId}`,
+        source,
+        label: l.label,
+        fields: l.fields,
+        weight: contradicts ? LABEL_WEIGHTS.contradicts : LABEL_WEIGHTS.confirms,
+        labelledAt: l.labelledAt,
+        ...(l.labelId === undefined ? {} : { labelId: l.labelId }),
+      });
       return;
     }
     const form = formRecordSchema.safeParse(raw);

@@ -11,6 +11,8 @@ export const recordSchema = z.object({
   weight: z.number().positive().default(1),
   /** A moderator label's time: of several labels for one submission, the newest is trained on. */
   labelledAt: z.string().optional(),
+  /** A moderator label's own id (lines exported before labels had ids have none): what a withdrawal names. */
+  labelId: z.string().optional(),
 });
 export type LabelledRecord = z.infer<typeof recordSchema>;
 
@@ -26,9 +28,9 @@ export const exportedLabelSchema = exportedByService.partial({ moderatorId: true
 });
 
 /**
- * A withdrawal line of data/labels/*.jsonl: a moderator undid an exported label, so the label line of that submission
- * with that labelledAt is not trained on. Older lines have no accountId; hand-made files may give local time with an
- * offset and leave out withdrawnAt.
+ * A withdrawal line of data/labels/*.jsonl: a moderator undid an exported label, so the label line with that labelId
+ * is not trained on (older lines, without a labelId, name the label by its submission and labelledAt). Older lines
+ * have no accountId; hand-made files may give local time with an offset and leave out withdrawnAt.
  */
 export const exportedWithdrawalSchema = withdrawalByService.extend({
   withdrawn: z.iso.datetime({ offset: true }),
