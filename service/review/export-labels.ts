@@ -23,11 +23,16 @@ export interface ExportResult {
 
 const PAGE = 500;
 
-/** Held in the labels folder while an export writes there; a second export into the same folder is refused. */
+/**
+ * Held in the labels folder while an export (or an erasure, `labels:erase`) writes there; a second one into the same
+ * folder is refused.
+ */
 export const EXPORT_LOCK = '.labels-export.lock';
-const lockSchema = z.object({ pid: z.number().int(), host: z.string(), startedAt: z.string() });
+/** `command`: which tool holds it (locks written before erasure existed have none: an export). */
+const lockSchema = z.object({ pid: z.number().int(), host: z.string(), startedAt: z.string(), command: z.string().optional() });
+export type LabelsCommand = 'labels:export' | 'labels:erase';
 
-/** Another export is writing to the same folder (a cron run and a manual one, say). */
+/** Another export or erasure is writing to the same folder (a cron run and a manual one, say). */
 export class ExportBusyError extends Error {
   override name = 'ExportBusyError';
 }
@@ -45,7 +50,7 @@ export async function exportLabels(store: ReviewStore, dir: string): Promise<Exp
   await mkdir(dir, { recursive: true });
   // Two exports at once would both write the labels neither had acknowledged yet (duplicate lines), and one could
   // take the other's half-written last line for a crash fragment and cut it off after the other had acknowledged it.
-  const release = await lock(dir);
+  const release = await lockLabelsDir(dir, 'labels:export');
   try {
     return await exportLocked(store, dir);
   } finally {
@@ -53,13 +58,17 @@ export async function exportLabels(store: ReviewStore, dir: string): Promise<Exp
   }
 }
 
-async function lock(dir: string): Promise<() => Promise<void>> {
+/**
+ * Takes the labels folder's lock for `command`, or throws ExportBusyError naming who holds it; resolves to its release.
+ * Exports and erasures take the same lock: an erasure must not rewrite a file an export is appending to.
+ */
+export async function lockLabelsDir(dir: string, command: LabelsCommand): Promise<() => Promise<void>> {
   const file = path.join(dir, EXPORT_LOCK);
   for (let attempt = 0; ; attempt++) {
     try {
       const handle = await open(file, 'wx', 0o600);
       try {
-        await handle.write(JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+        await handle.write(JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command }));
       } finally {
         await handle.close();
       }
@@ -74,7 +83,8 @@ async function lock(dir: string): Promise<() => Promise<void>> {
       continue;
     }
     const who = holder.success ? `pid ${holder.data.pid} on ${holder.data.host}, since ${holder.data.startedAt}` : 'unknown holder';
-    throw new ExportBusyError(`another labels:export is writing to ${dir} (${who}); run again when it is done, or delete ${file} if no export is running`);
+    const other = holder.success ? (holder.data.command ?? 'labels:export') : 'labels:export';
+    throw new ExportBusyError(`another ${other} is writing to ${dir} (${who}); run again when it is done, or delete ${file} if no ${other} is running`);
   }
 }
 

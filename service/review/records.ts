@@ -72,6 +72,17 @@ export type LabelWithdrawal = z.infer<typeof labelWithdrawalSchema>;
 export const storedWithdrawalLineSchema = labelWithdrawalSchema.partial({ accountId: true });
 export type StoredWithdrawalLine = z.infer<typeof storedWithdrawalLineSchema>;
 
+/**
+ * What an erasure (`labels:erase`) reads of any line of the labels files, label or withdrawal, of any age, hand-made
+ * ones included: whose submission it is, and where the line says so, its account and form. `withdrawn` tells a
+ * withdrawal from a label.
+ */
+export const erasableLineSchema = storedLabelLineSchema.pick({ submissionId: true, accountId: true }).extend({
+  formId: storedLabelLineSchema.shape.formId.optional(),
+  withdrawn: z.unknown().optional(),
+});
+export type ErasableLine = z.infer<typeof erasableLineSchema>;
+
 /** A console session, stored in Redis under the hash of its random id. */
 export const sessionRecordSchema = z.object({
   accountId: z.string().min(1),

@@ -101,7 +101,41 @@ for i = 1, #ARGV, 3 do
 end
 return n`;
 
+// Erases one submission of one account: its item, label, the labels its relabels replaced, its look-up verdict, and its
+// entries in the indexes (KEYS[5..n-1]) and in the withdrawals index (KEYS[n], members ARGV[3..]). The item key is
+// left as a tombstone ARGV[2] until the item would have expired, so a spool replay or a re-added job of the same
+// submission is still refused as a duplicate (SET NX) instead of bringing it back.
+const ERASE = `
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl) end
+for i = 5, #KEYS - 1 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+for i = 3, #ARGV do redis.call('ZREM', KEYS[#KEYS], ARGV[i]) end
+return 1`;
+
+/** What an erased item key holds until it expires: valid JSON that is no item, so reads skip it. */
+const ERASED = JSON.stringify({ erased: true });
+
 export type IngestResult = 'stored' | 'duplicate' | 'expired';
+
+/** What the store held of a submission that was erased (per account; one submissionId belongs to one account). */
+export interface ErasedSubmission {
+  readonly submissionId: string;
+  readonly accountId: string;
+  /** The queued item (with its fields) was there. */
+  readonly item: boolean;
+  /** It had a label (exported or not). */
+  readonly label: boolean;
+  /** The verdict of an unqueued submission was kept for look-ups. */
+  readonly lookup: boolean;
+}
+
+/** What the store held of an erased account: its items, their labels, and every other key of the account. */
+export interface ErasedAccount {
+  readonly items: number;
+  readonly labels: number;
+  readonly keys: number;
+}
 
 /** A label waiting for the export: `score` (its labelledAt in ms) and `record.labelId` acknowledge it. */
 export interface UnexportedLabel {
@@ -411,6 +445,57 @@ export class ReviewStore {
   }
 
   /**
+   * Erases every key of an account: items, labels, indexes, look-up verdicts, undo histories, withdrawals, and the
+   * account from the list of accounts (a GDPR erasure; remove the account from the tenants file first, or new
+   * submissions bring it back).
+   */
+  async eraseAccount(accountId: string): Promise<ErasedAccount> {
+    const base = this.keys.forAccount(accountId).base;
+    let cursor = '0';
+    let items = 0;
+    let labels = 0;
+    let keys = 0;
+    do {
+      const [next, found] = await this.#redis.scan(cursor, 'MATCH', `${globEscape(base)}:*`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of found) {
+        if (key.startsWith(`${base}:item:`)) items++;
+        else if (key.startsWith(`${base}:label:`)) labels++;
+      }
+      if (found.length > 0) keys += await this.#redis.del(...found);
+    } while (cursor !== '0');
+    await this.#redis.srem(this.keys.accounts(), accountId);
+    return { items, labels, keys };
+  }
+
+  /**
+   * Erases one submission wherever an account holds it (a GDPR erasure): its item and fields, its label and the
+   * labels it replaced, its look-up verdict, its index entries (so no export writes it again) and its withdrawals.
+   */
+  async eraseSubmission(submissionId: string): Promise<ErasedSubmission[]> {
+    const out: ErasedSubmission[] = [];
+    for (const accountId of await this.accounts()) {
+      const k = this.keys.forAccount(accountId);
+      const [item] = await this.#items(k, [submissionId]);
+      const [label, history, lookup] = await Promise.all([
+        this.#redis.exists(k.label(submissionId)),
+        this.#redis.exists(k.labelHistory(submissionId)),
+        this.#redis.exists(k.seen(submissionId)),
+      ]);
+      const withdrawals = (await this.withdrawals(accountId, Number.MAX_SAFE_INTEGER)).filter((w) => w.entry?.submissionId === submissionId);
+      if (item === undefined && label + history + lookup === 0 && withdrawals.length === 0) continue;
+      const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
+      for (const formId of await this.forms(accountId)) {
+        indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
+      }
+      const keys = [k.item(submissionId), k.seen(submissionId), k.label(submissionId), k.labelHistory(submissionId), ...indexes, k.withdrawals()];
+      await this.#redis.eval(ERASE, keys.length, ...keys, submissionId, ERASED, ...withdrawals.map((w) => w.member));
+      out.push({ submissionId, accountId, item: item !== undefined, label: label === 1, lookup: lookup === 1 });
+    }
+    return out;
+  }
+
+  /**
    * Retention: items and labels expire by themselves (PXAT at receivedAt + retention); this drops index
    * entries that point past retention, for every account. Run at start-up and periodically.
    */
@@ -438,4 +523,9 @@ export class ReviewStore {
       return parsed.success ? parsed.data : undefined;
     });
   }
+}
+
+/** A literal for SCAN MATCH: the glob characters of a prefix or account id match only themselves. */
+function globEscape(text: string): string {
+  return text.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -77,5 +77,67 @@ describe('npm run review / labels:export', () => {
     const noSuchDb = await refused('review.ts', ['list', '--account', 'acme'], { REDIS_URL: url });
     expect(noSuchDb).toMatchObject({ code: 2, stderr: expect.stringContaining(`(REDIS_URL): REDIS_URL names database ${db}, which the Redis server at`) });
     for (const r of [badLimit, unknown, down, noSuchDb]) expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('npm run labels:erase', () => {
+  it('erases an account from the files and the store, and reports counts, never content', async () => {
+    const job = fakeJob({ accountId: 'erase-co', fields: { message: 'erase-co private words' } });
+    const other = fakeJob({ accountId: 'keep-co', fields: { message: 'keep-co words' } });
+    for (const j of [job, other]) await store.ingest(j);
+    await store.label('erase-co', job.submissionId, 'spam', 'alice');
+    await store.label('keep-co', other.submissionId, 'spam', 'kim');
+    const out = await tempDir('cli-erase');
+    try {
+      await cli('labels-export.ts', ['--dir', out.dir]);
+      const dry = await cli('labels-erase.ts', ['--account', 'erase-co', '--dir', out.dir, '--dry-run']);
+      expect(dry.stdout).toBe(
+        `Dry run: nothing was changed, and the review store was not read.\n` +
+          `Would erase 1 label line(s) and 0 withdrawal line(s) of 1 submission(s) from ${out.dir}: ${(await readdir(out.dir))[0]} (1 line(s)).\n`,
+      );
+      const [name] = await readdir(out.dir);
+      const run = await cli('labels-erase.ts', ['--account', 'erase-co', '--dir', out.dir]);
+      expect(run.stdout).toMatch(new RegExp(`^Erased account erase-co from Redis 127\\.0\\.0\\.1:\\d+ db \\d+, prefix "${prefix}": 1 item\\(s\\), 1 label\\(s\\), \\d+ key\\(s\\) in all\\.\n`));
+      expect(run.stdout).toContain(`Erased 1 label line(s) and 0 withdrawal line(s) of 1 submission(s) from ${out.dir}: ${name} (1 line(s)).\n`);
+      expect(run.stdout).not.toContain('private words');
+      const text = await readFile(`${out.dir}/${name}`, 'utf8');
+      expect(text).not.toContain(job.submissionId);
+      expect(text).toContain(other.submissionId);
+      expect(await store.get('erase-co', job.submissionId)).toBeUndefined();
+      expect(await store.getLabel('keep-co', other.submissionId)).toBeDefined();
+
+      const again = await cli('labels-erase.ts', ['--submission', job.submissionId, '--dir', out.dir]);
+      expect(again.stdout).toContain(`Submission ${job.submissionId}: not in Redis`);
+      expect(again.stdout).toContain(`No label lines of submission ${job.submissionId} in ${out.dir}.`);
+    } finally {
+      await out.remove();
+    }
+  });
+
+  it('refuses to guess (exit 2: no selector, a bad submissionId, no REDIS_URL without --files-only); a missing folder is exit 1', async () => {
+    const out = await tempDir('cli-erase-usage');
+    const refused = (args: string[], extra: Record<string, string> = {}) =>
+      run(tsx, [path.join(repoRoot, 'service/review/cli/labels-erase.ts'), ...args], { env: { ...env, ...extra }, cwd: repoRoot }).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
+      );
+    try {
+      expect(await refused(['--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Say what to erase: --account, --submission or --form\./) });
+      expect(await refused(['--submission', 'abc', '--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^--submission takes a submissionId \(a UUID\), got abc/) });
+      expect(await refused(['--account', 'acme', '--dir', out.dir], { REDIS_URL: '' })).toMatchObject({
+        code: 2,
+        stderr: 'REDIS_URL is not set: the review queue lives in Redis. labels:erase erases the store too: set it, or give --files-only to erase the files alone.\n',
+      });
+      expect(await refused(['--account', 'acme', '--dir', out.dir, '--files-only'], { REDIS_URL: '' })).toMatchObject({
+        code: 0,
+        stdout: `--files-only: the review store was not touched.\nNo label lines of account acme in ${out.dir}.\n`,
+      });
+      expect(await refused(['--account', 'acme', '--dir', `${out.dir}/missing`, '--files-only'])).toMatchObject({
+        code: 1,
+        stderr: `labels:erase failed: ${out.dir}/missing is not a folder of exported labels\n`,
+      });
+    } finally {
+      await out.remove();
+    }
   });
 });

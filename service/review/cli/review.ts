@@ -2,7 +2,7 @@
 import { userInfo } from 'node:os';
 import { labelSchema } from '../records.ts';
 import type { ReviewJob } from '../job-schema.ts';
-import { openStore, parseCliArgs, usageError } from './shared.ts';
+import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
 
 const USAGE = `Usage:
   npm run review -- list  --account <id> [--form <id>] [--status spam|legitimate] [--limit 20] [--offset 0] [--json]
@@ -39,12 +39,6 @@ function fail(message: string): never {
 function count(name: string, value: string): number {
   const n = Number(value);
   return Number.isInteger(n) && n >= 0 ? n : fail(`--${name} must be a whole number of 0 or more, got ${value}`);
-}
-
-/** Terminal-safe text: attacker-written fields must not drive the terminal (no escape sequences). */
-function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
 }
 
 function oneLine(job: ReviewJob): string {

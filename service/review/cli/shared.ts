@@ -13,6 +13,12 @@ export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string
   }
 }
 
+/** Terminal-safe text: attacker-written fields must not drive the terminal (no escape sequences). */
+export function clean(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '\uFFFD');
+}
+
 export function usageError(message: string, usage: string): never {
   console.error(`${message}\n\n${usage}`);
   process.exit(2);
@@ -20,10 +26,12 @@ export function usageError(message: string, usage: string): never {
 
 /**
  * The review store of REDIS_URL, for the terminal tools (they talk to Redis directly); exits 2 when it cannot be
- * reached. `where` names the database and key prefix (never the password): an empty answer from the wrong one
- * must not read as "nothing to do".
+ * reached or REDIS_URL is unset (`withoutRedis` then says what else the tool can do). `where` names the database and
+ * key prefix (never the password): an empty answer from the wrong one must not read as "nothing to do".
  */
-export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; env: ReturnType<typeof parseEnv>; where: string }> {
+export async function openStore(
+  opts: { withoutRedis?: string } = {},
+): Promise<{ store: ReviewStore; redis: Redis; env: ReturnType<typeof parseEnv>; where: string }> {
   let env: ReturnType<typeof parseEnv>;
   try {
     env = parseEnv();
@@ -33,7 +41,7 @@ export async function openStore(): Promise<{ store: ReviewStore; redis: Redis; e
     process.exit(2);
   }
   if (env.REDIS_URL === undefined) {
-    console.error('REDIS_URL is not set: the review queue lives in Redis.');
+    console.error(`REDIS_URL is not set: the review queue lives in Redis.${opts.withoutRedis === undefined ? '' : ` ${opts.withoutRedis}`}`);
     process.exit(2);
   }
   // Checked: a database the server refuses must not read as database 0 (an empty queue, labels from elsewhere).
