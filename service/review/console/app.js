@@ -86,6 +86,9 @@ async function start() {
   select.value = state.filter.form;
   showCounts(me.counts);
   await load();
+  // Where the work starts: the keys act on the list, Tab goes on to the label buttons. (The sign-in form the focus
+  // was in is hidden now; left alone, the focus would fall to the page and the first Tab skip the filters and list.)
+  $('list').focus();
 }
 
 async function load(keepIndex = false) {
@@ -128,12 +131,14 @@ function badge(status) {
 function renderList() {
   const list = $('list');
   list.replaceChildren();
+  list.removeAttribute('aria-activedescendant');
   if (state.items.length === 0) {
-    list.append(el('li', { className: 'empty', text: 'Nothing pending. Well done.' }));
+    list.append(el('li', { className: 'empty', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', text: 'Nothing pending. Well done.' }));
     return;
   }
   state.items.forEach((item, i) => {
-    const li = el('li', { 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false' },
+    // The list keeps the focus (a listbox); aria-activedescendant names the current option by this id.
+    const li = el('li', { id: `item-${item.submissionId}`, 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false' },
       el('span', { className: 'meta' }, badge(item.verdict.status),
         el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
         el('span', { text: item.formId }),
@@ -147,9 +152,14 @@ function renderList() {
 function select(i) {
   if (state.items.length === 0) { state.current = undefined; renderDetail(undefined); return; }
   state.index = Math.max(0, Math.min(i, state.items.length - 1));
-  const nodes = $('list').children;
+  const list = $('list');
+  const nodes = list.children;
   for (let n = 0; n < nodes.length; n++) nodes[n].setAttribute('aria-selected', n === state.index ? 'true' : 'false');
-  nodes[state.index]?.scrollIntoView({ block: 'nearest' });
+  const current = nodes[state.index];
+  if (current) {
+    list.setAttribute('aria-activedescendant', current.id);
+    current.scrollIntoView({ block: 'nearest' });
+  }
   state.current = state.items[state.index];
   state.seen = null;
   renderDetail({ item: state.current, label: undefined });
@@ -250,6 +260,7 @@ async function show(id) {
   state.current = entry.item;
   state.seen = entry.label ? entry.label.labelledAt : null;
   for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
+  $('list').removeAttribute('aria-activedescendant');
   renderDetail(entry);
   return entry;
 }
@@ -259,6 +270,9 @@ async function lookup() {
   if (!id) return;
   try {
     await show(id);
+    // The item on screen is the one the keys act on: take the focus out of the box, so "s" labels it instead of
+    // typing an s ("/" comes back to the box).
+    $('detail').focus();
   } catch (err) {
     toast(err.message);
   }
@@ -280,7 +294,11 @@ function onKey(event) {
     s: () => mark('spam'),
     h: () => mark('legitimate'),
     u: () => undo(),
-    '/': () => $('lookup-id').focus(),
+    '/': () => {
+      const box = $('lookup-id');
+      box.focus();
+      box.select(); // the next id typed or pasted replaces the last one
+    },
   };
   const action = actions[event.key];
   if (action) {
