@@ -1,27 +1,31 @@
-/** Caps each submitted field at maxBytes of UTF-8 (strings cut at a character boundary; other values as cut JSON text). */
-export function capFields(fields: Record<string, unknown>, maxBytes: number): { fields: Record<string, unknown>; truncated: boolean } {
+/**
+ * Caps each submitted field at maxBytes of UTF-8 (strings cut at a character boundary; other values as cut JSON text).
+ * `cut` names the fields (as kept) whose name or value was cut, so the console can say so beside each of them.
+ */
+export function capFields(fields: Record<string, unknown>, maxBytes: number): { fields: Record<string, unknown>; truncated: boolean; cut: string[] } {
   const out: Record<string, unknown> = {};
-  let truncated = false;
+  const cut: string[] = [];
   for (const [name, value] of Object.entries(fields)) {
     const safeName = cutUtf8(name, Math.min(maxBytes, 256));
-    if (safeName !== name) truncated = true;
+    let wasCut = safeName !== name;
     if (typeof value === 'string') {
-      const cut = cutUtf8(value, maxBytes);
-      if (cut !== value) truncated = true;
-      out[safeName] = cut;
-      continue;
-    }
-    const bounded = withinNesting(value, MAX_NESTING);
-    if (bounded.cut) truncated = true;
-    const json = JSON.stringify(bounded.value) ?? 'null';
-    if (Buffer.byteLength(json) <= maxBytes) {
-      out[safeName] = bounded.value;
+      const kept = cutUtf8(value, maxBytes);
+      if (kept !== value) wasCut = true;
+      out[safeName] = kept;
     } else {
-      out[safeName] = cutUtf8(json, maxBytes);
-      truncated = true;
+      const bounded = withinNesting(value, MAX_NESTING);
+      if (bounded.cut) wasCut = true;
+      const json = JSON.stringify(bounded.value) ?? 'null';
+      if (Buffer.byteLength(json) <= maxBytes) {
+        out[safeName] = bounded.value;
+      } else {
+        out[safeName] = cutUtf8(json, maxBytes);
+        wasCut = true;
+      }
     }
+    if (wasCut && !cut.includes(safeName)) cut.push(safeName);
   }
-  return { fields: out, truncated };
+  return { fields: out, truncated: cut.length > 0, cut };
 }
 
 // A value nested deeper is kept as this marker: JSON.stringify recurses and overflows the stack on a 30,000-deep array,

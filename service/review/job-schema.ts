@@ -10,6 +10,8 @@ export const reviewJobSchema = z.object({
   /** Submitted fields, size-capped (see REVIEW_MAX_FIELD_BYTES); `truncated` says whether anything was cut. */
   fields: z.record(z.string(), z.unknown()),
   truncated: z.boolean(),
+  /** Which fields were cut (names as in `fields`); absent from items queued before this was recorded. */
+  cutFields: z.array(z.string()).optional(),
   verdict: z.object({
     status: z.enum(['spam', 'legitimate']),
     confidence: z.number().min(0).max(1),

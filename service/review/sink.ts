@@ -118,7 +118,12 @@ export class QueueReviewSink implements ReviewSink {
 
   async #send(original: ReviewJob): Promise<void> {
     const capped = capFields(original.fields, this.#o.maxFieldBytes);
-    const job: ReviewJob = { ...original, fields: capped.fields, truncated: original.truncated || capped.truncated };
+    const job: ReviewJob = {
+      ...original,
+      fields: capped.fields,
+      truncated: original.truncated || capped.truncated,
+      ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
+    };
     try {
       await this.#add(job);
       this.#o.metrics.queued.inc();

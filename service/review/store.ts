@@ -298,7 +298,8 @@ export class ReviewStore {
     const ttl = Math.min(this.retentionMs, LOOKUP_DAYS * DAY_MS);
     const expireAt = Date.parse(job.receivedAt) + ttl;
     if (expireAt <= this.#now()) return;
-    const seen: ReviewJob = { ...job, fields: {}, truncated: false, origin: job.origin };
+    const { cutFields: _, ...verdict } = job;
+    const seen: ReviewJob = { ...verdict, fields: {}, truncated: false, origin: job.origin };
     await this.#redis.set(this.keys.forAccount(job.accountId).seen(job.submissionId), JSON.stringify(seen), 'PXAT', expireAt, 'NX');
   }
 

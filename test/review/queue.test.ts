@@ -81,6 +81,7 @@ describe('what goes to review', () => {
     await until(async () => (await review.store.get('acme', job.submissionId)) !== undefined, 'item stored');
     const stored = (await review.store.get('acme', job.submissionId))?.item;
     expect(stored?.truncated).toBe(true);
+    expect(stored?.cutFields).toEqual(['message', 'nested']);
     expect(Buffer.byteLength(String(stored?.fields.message))).toBeLessThanOrEqual(1024);
     expect(String(stored?.fields.message)).toMatch(/^é+$/);
     expect(stored?.fields.short).toBe('ok');

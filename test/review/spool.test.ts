@@ -81,15 +81,18 @@ describe('policy, field caps and metrics', () => {
 
   it('cuts fields at a character boundary and flags it', () => {
     expect(cutUtf8('😀😀😀', 9)).toBe('😀😀');
-    expect(capFields({ a: 'short', b: 'x'.repeat(20) }, 10)).toEqual({ fields: { a: 'short', b: 'x'.repeat(10) }, truncated: true });
-    expect(capFields({ a: 'short', n: { x: 1 } }, 10)).toEqual({ fields: { a: 'short', n: { x: 1 } }, truncated: false });
+    expect(capFields({ a: 'short', b: 'x'.repeat(20) }, 10)).toEqual({ fields: { a: 'short', b: 'x'.repeat(10) }, truncated: true, cut: ['b'] });
+    expect(capFields({ a: 'short', n: { x: 1 } }, 10)).toEqual({ fields: { a: 'short', n: { x: 1 } }, truncated: false, cut: [] });
+    // Each field cut is named (as kept), whether its value or its name was too long, so the console can mark it.
+    expect(capFields({ ['k'.repeat(20)]: 'v', n: { x: 'y'.repeat(20) } }, 10).cut).toEqual(['k'.repeat(10), 'n']);
   });
 
   it('keeps a field nested 30,000 levels deep as a cut value instead of losing the item', () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 30_000; i++) deep = [deep];
-    const { fields, truncated } = capFields({ message: 'buy now', zz: deep }, 4096);
+    const { fields, truncated, cut } = capFields({ message: 'buy now', zz: deep }, 4096);
     expect(truncated).toBe(true);
+    expect(cut).toEqual(['zz']);
     expect(fields.message).toBe('buy now');
     expect(JSON.stringify(fields)).toContain('[nested too deep: not kept]');
   });

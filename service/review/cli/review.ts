@@ -88,8 +88,9 @@ try {
         }
         console.log(`label      ${label === undefined ? 'pending' : `${label.label} by ${label.moderatorId} at ${label.labelledAt}`}`);
         console.log(`fields${item.truncated ? ' (some cut to the size limit)' : ''}:`);
+        const cut = new Set(item.cutFields ?? []);
         for (const [name, value] of Object.entries(item.fields)) {
-          console.log(`  ${clean(name)}: ${clean(typeof value === 'string' ? value : JSON.stringify(value))}`);
+          console.log(`  ${clean(name)}${cut.has(name) ? ' (cut)' : ''}: ${clean(typeof value === 'string' ? value : JSON.stringify(value))}`);
         }
       }
       break;

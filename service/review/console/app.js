@@ -191,16 +191,24 @@ function renderDetail(entry) {
     detail.append(el('p', { className: 'note', text: 'Not queued for review (a confident verdict that was not sampled): only the verdict is kept, not the fields.' }));
     return;
   }
+  // Fields cut to the size limit are said where the moderator reads: before the fields (the end of a long one is far
+  // down the page), and beside each field cut, where its text stops.
+  const cut = new Set(Array.isArray(item.cutFields) ? item.cutFields : []);
+  if (item.truncated) {
+    const which = cut.size > 0
+      ? `Cut to the size limit, so their end is missing: ${[...cut].map(visible).join(', ')}.`
+      : 'Some fields were cut to the size limit, so their end is missing (which ones was not recorded for this item).';
+    detail.append(el('p', { className: 'note cut-summary', role: 'note', text: which }));
+  }
   const fields = el('dl', { className: 'fields' });
   for (const [name, value] of Object.entries(item.fields)) {
     // dir=auto: a right-to-left message reads from the right, as its sender wrote it.
-    fields.append(
-      el('dt', { dir: 'auto', text: visible(name) }),
-      el('dd', { dir: 'auto', text: visible(typeof value === 'string' ? value : JSON.stringify(value, null, 2)) }),
-    );
+    const dt = el('dt', { dir: 'auto', text: visible(name) });
+    if (cut.has(name)) dt.append(' ', el('span', { className: 'badge cut', text: 'cut' }));
+    fields.append(dt, el('dd', { dir: 'auto', text: visible(typeof value === 'string' ? value : JSON.stringify(value, null, 2)) }));
+    if (cut.has(name)) fields.append(el('dd', { className: 'cut-mark', text: '✂ Cut here: the rest of this field was over the size limit and was not kept.' }));
   }
   detail.append(fields);
-  if (item.truncated) detail.append(el('p', { className: 'note', text: 'Some fields were cut to the size limit.' }));
 }
 
 async function mark(label) {
