@@ -7,7 +7,7 @@ import { addCorsHeaders } from './cors.ts';
 import type { OutcomeLabel } from '../verify/outcome.ts';
 import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from './bodies.ts';
 import { describeInvalid } from './describe-invalid.ts';
-import { MAX_JSON_DEPTH } from './json-depth.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from './json-depth.ts';
 
 // Fastify's own messages for these are fixed texts (no request data), so they may reach the caller.
 const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR_CTP_INVALID_TYPE', 'FST_ERR_ASYNC_CONSTRAINT']);
@@ -15,6 +15,9 @@ const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR
 const UNSUPPORTED_MEDIA_TYPE = 'Unsupported content type: send the body as application/json in UTF-8';
 const BAD_URL = 'the URL is not valid (bad percent-encoding in the path)';
 const TOO_DEEP = `the body is nested more than ${MAX_JSON_DEPTH} levels deep (the body object is level 1, payload and fieldData level 2)`;
+const TOO_WIDE =
+  `the body holds more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values ` +
+  '(each string, number, boolean, null, array and object in payload and fieldData counts as one, at any depth)';
 
 /** Notes the outcome for the log line and returns the processing time it logs, for a body that reports it too. */
 function note(request: FastifyRequest, reply: FastifyReply, outcome: OutcomeLabel, submissionId?: string): number {
@@ -48,6 +51,9 @@ export function createErrorHandler(bodyLimit: number) {
       case 'FG_ERR_JSON_TOO_DEEP':
         note(request, reply, 'invalid-params');
         return reply.code(400).send(invalidParamsBody(TOO_DEEP));
+      case 'FG_ERR_JSON_TOO_WIDE':
+        note(request, reply, 'invalid-params');
+        return reply.code(400).send(invalidParamsBody(TOO_WIDE));
       case 'FST_ERR_BAD_URL':
         // Fastify's message quotes the raw path; the caller gets the spec's 400 without it.
         note(request, reply, 'invalid-params');

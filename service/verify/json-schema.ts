@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_JSON_DEPTH } from '../http/json-depth.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../http/json-depth.ts';
 import {
   blockedBodySchema,
   errorBodySchema,
@@ -21,7 +21,7 @@ export const verifyRouteSchema = {
   body: toJson(verifyRequestSchema),
   response: {
     200: toJson(verifyResultSchema),
-    400: { ...toJson(errorBodySchema), description: `Missing or invalid parameters, malformed JSON, JSON nested more than ${MAX_JSON_DEPTH} levels deep` },
+    400: { ...toJson(errorBodySchema), description: `Missing or invalid parameters, malformed JSON, JSON nested more than ${MAX_JSON_DEPTH} levels deep, more than ${MAX_JSON_VALUES} values in payload and fieldData` },
     401: { ...toJson(errorBodySchema), description: 'Invalid API key' },
     403: { ...toJson(blockedBodySchema), description: 'Request origin not in the form\'s allowed referrer list' },
     404: { ...toJson(errorBodySchema), description: 'Form not found or not owned by the key\'s account' },

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadClassifier } from '../../../service/classifier/load.ts';
 import type { Classifier } from '../../../service/classifier/types.ts';
 import { repoRoot } from '../../../service/config/env.ts';
+import { MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
 import { KEY, ORIGIN, UUID_V4, testApp } from '../helpers.ts';
 
 // Verdicts come from the trained model in models/, loaded the way server.ts loads it.
@@ -86,6 +87,19 @@ describe('padding a spam post with junk fields does not hide the message', () =>
     const json = (await verify(body as Record<string, unknown>)).json();
     expect(alone.status).toBe('spam');
     expect(json.status).toBe('spam');
+  });
+
+  it(`${MAX_JSON_VALUES - 3} short values before it, as wide as a body may be: still spam`, async () => {
+    // That many fields need more than the default 64 KiB BODY_LIMIT.
+    const wideApp = await testApp({ classifier, bodyLimit: 1024 * 1024 });
+    try {
+      const payload = { ...padded('x', MAX_JSON_VALUES - 3), ...SPAM };
+      const res = await wideApp.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: { apiKey: KEY, formId: 'contact', payload } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().status).toBe('spam');
+    } finally {
+      await wideApp.close();
+    }
   });
 });
 
