@@ -282,12 +282,17 @@ describe('labels:export after an undo', () => {
       return new ReviewStore(redis, { prefix: prefixes.at(-1) ?? '', retentionDays: 30, now: () => at });
     };
     const trained = async (file: string) => latestLabels(loadJsonl(file, 'labels')).map((r) => r.label);
-
-    it('an undo of the relabel withdraws the relabel only: the restored label is still trained on', async () => {
+    /** Where each of these tests starts: one acme submission, labelled spam by alice; `file` is where her line goes. */
+    const labelledByAlice = async () => {
       const s = frozen();
       const j = fakeJob({ accountId: 'acme' });
       await s.ingest(j);
       const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      return { s, j, file: path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`) };
+    };
+
+    it('an undo of the relabel withdraws the relabel only: the restored label is still trained on', async () => {
+      const { s, j, file } = await labelledByAlice();
       await exportLabels(s, out.dir);
       await s.label('acme', j.submissionId, 'legitimate', 'bob');
       expect(await exportLabels(s, out.dir)).toMatchObject({ written: 1 });
@@ -295,30 +300,23 @@ describe('labels:export after an undo', () => {
       expect(await exportLabels(s, out.dir)).toMatchObject({ withdrawn: 1 });
 
       expect((await s.getLabel('acme', j.submissionId))?.label).toBe('spam');
-      expect(await trained(path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`))).toEqual(['spam']);
+      expect(await trained(file)).toEqual(['spam']);
     });
 
     it('an undo of a relabel never exported writes no withdrawal that would take the restored label with it', async () => {
-      const s = frozen();
-      const j = fakeJob({ accountId: 'acme' });
-      await s.ingest(j);
-      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      const { s, j, file } = await labelledByAlice();
       await exportLabels(s, out.dir);
       await s.label('acme', j.submissionId, 'legitimate', 'bob');
       await s.undo('acme', 'bob');
       expect(await exportLabels(s, out.dir)).toMatchObject({ written: 0, withdrawn: 0 });
-      expect(await trained(path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`))).toEqual(['spam']);
+      expect(await trained(file)).toEqual(['spam']);
     });
 
     it('withdraws a label whose line an older export wrote without its labelId, and only that line', async () => {
-      const s = frozen();
-      const j = fakeJob({ accountId: 'acme' });
-      await s.ingest(j);
-      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      const { s, j, file } = await labelledByAlice();
       await exportLabels(s, out.dir);
       const bobs = (await s.label('acme', j.submissionId, 'legitimate', 'bob'))!;
       // An older export (no labelId in its lines) wrote bob's relabel and stopped before its acknowledgement.
-      const file = path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`);
       const { labelId: _, ...older } = exportLine(bobs);
       await writeFile(file, `${await readFile(file, 'utf8')}${JSON.stringify(older)}\n`);
       await s.undo('acme', 'bob');
@@ -327,10 +325,7 @@ describe('labels:export after an undo', () => {
     });
 
     it('a relabel made while the export writes the label it replaces is exported, not acknowledged unwritten', async () => {
-      const s = frozen();
-      const j = fakeJob({ accountId: 'acme' });
-      await s.ingest(j);
-      const alices = (await s.label('acme', j.submissionId, 'spam', 'alice'))!;
+      const { s, j, file } = await labelledByAlice();
       const racing = {
         accounts: () => s.accounts(),
         unexported: (accountId: string, limit?: number) => s.unexported(accountId, limit),
@@ -344,7 +339,7 @@ describe('labels:export after an undo', () => {
       expect(await exportLabels(racing, out.dir)).toMatchObject({ written: 1 });
       expect(await exportLabels(s, out.dir)).toMatchObject({ written: 1 });
       expect((await lines(out.dir)).map((l) => l.moderatorId)).toEqual(['alice', 'bob']);
-      expect(await trained(path.join(out.dir, `${alices.labelledAt.slice(0, 10)}.jsonl`))).toEqual(['legitimate']);
+      expect(await trained(file)).toEqual(['legitimate']);
     });
   });
 
