@@ -122,11 +122,7 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
         inFiles.addLabel(line);
         addLine(byFile, record.labelledAt, line);
       }
-      for (const [file, lines] of byFile) {
-        await appendDurably(path.join(dir, file), lines);
-        files.add(file);
-        written += lines.length;
-      }
+      written += await appendAll(dir, byFile, files);
       const acked = await store.acknowledgeExported(accountId, page);
       if (acked === 0 || page.length < PAGE) break;
     }
@@ -151,16 +147,23 @@ async function exportLocked(store: ReviewStore, dir: string): Promise<ExportResu
         // Beside the label line it withdraws (same date), so `npm run evaluate` on that one file sees both.
         addLine(byFile, entry.withdrawn, line);
       }
-      for (const [file, lines] of byFile) {
-        await appendDurably(path.join(dir, file), lines);
-        files.add(file);
-        withdrawn += lines.length;
-      }
+      withdrawn += await appendAll(dir, byFile, files);
       await store.acknowledgeWithdrawals(accountId, page.map((w) => w.member));
       if (page.length < PAGE) break;
     }
   }
   return { written, withdrawn, files: [...files].sort() };
+}
+
+/** Appends each file's lines durably and notes the file in `files`; returns how many lines were written. */
+async function appendAll(dir: string, byFile: Map<string, string[]>, files: Set<string>): Promise<number> {
+  let count = 0;
+  for (const [file, lines] of byFile) {
+    await appendDurably(path.join(dir, file), lines);
+    files.add(file);
+    count += lines.length;
+  }
+  return count;
 }
 
 function addLine(byFile: Map<string, string[]>, at: string, line: ExportedLabel | LabelWithdrawal): void {
