@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { buildApp } from '../../service/app.ts';
 import type { Classifier, FormFields, Verdict } from '../../service/classifier/types.ts';
-import { startReview, type Review } from '../../service/review/setup.ts';
+import { startReview, type Review, type ReviewEnv } from '../../service/review/setup.ts';
 import { CSRF_HEADER } from '../../service/review/routes.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import type { TenantsFile } from '../../service/tenants/schema.ts';
@@ -62,22 +62,27 @@ export interface ReviewAppFixture {
   close(): Promise<void>;
 }
 
+/** The review settings of the test apps: a band of 0.75, no sampling, fields cut at 4096 bytes, a 1 MiB spool. */
+export function reviewEnv(redisUrl: string, spoolDir: string, prefix: string): ReviewEnv {
+  return {
+    REDIS_URL: redisUrl,
+    REVIEW_BAND: 0.75,
+    REVIEW_SAMPLE_RATE: 0,
+    REVIEW_RETENTION_DAYS: 30,
+    REVIEW_SPOOL_DIR: spoolDir,
+    REVIEW_SPOOL_MAX_BYTES: 1 << 20,
+    REVIEW_MAX_FIELD_BYTES: 4096,
+    BULLMQ_PREFIX: prefix,
+  };
+}
+
 /** The real service app (buildApp) with the review sink and console, on the shared test Redis under its own prefix. */
 export async function reviewApp(opts: { withModerators?: boolean; logger?: Logger } = {}): Promise<ReviewAppFixture> {
   const prefix = testPrefix('app');
   const spool = await tempDir('app-spool');
   const tenants = { current: parseTenants(JSON.stringify(tenantsFile(opts.withModerators ?? true)), 'test') };
   const review = startReview({
-    env: {
-      REDIS_URL,
-      REVIEW_BAND: 0.75,
-      REVIEW_SAMPLE_RATE: 0,
-      REVIEW_RETENTION_DAYS: 30,
-      REVIEW_SPOOL_DIR: spool.dir,
-      REVIEW_SPOOL_MAX_BYTES: 1 << 20,
-      REVIEW_MAX_FIELD_BYTES: 4096,
-      BULLMQ_PREFIX: prefix,
-    },
+    env: reviewEnv(REDIS_URL, spool.dir, prefix),
     log: opts.logger ?? silent,
     moderators: tenants,
     registry: new Registry(),

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../service/app.ts';
 import { startReview, type Review } from '../../service/review/setup.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
-import { ACME_TOKEN, keywordClassifier, tenantsFile } from './app-fixture.ts';
+import { ACME_TOKEN, keywordClassifier, reviewEnv, tenantsFile } from './app-fixture.ts';
 import { launchChromium } from './browser.ts';
 import { fakeJob, freePort, OwnRedis, silent, tempDir, until } from './helpers.ts';
 
@@ -25,16 +25,7 @@ beforeAll(async () => {
   await server.start();
   const tenants = { current: parseTenants(JSON.stringify(tenantsFile()), 'test') };
   review = startReview({
-    env: {
-      REDIS_URL: server.url,
-      REVIEW_BAND: 0.75,
-      REVIEW_SAMPLE_RATE: 0,
-      REVIEW_RETENTION_DAYS: 30,
-      REVIEW_SPOOL_DIR: spool.dir,
-      REVIEW_SPOOL_MAX_BYTES: 1 << 20,
-      REVIEW_MAX_FIELD_BYTES: 4096,
-      BULLMQ_PREFIX: 'fgtest-store-down',
-    },
+    env: reviewEnv(server.url, spool.dir, 'fgtest-store-down'),
     log: silent,
     moderators: tenants,
     registry: new Registry(),
