@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Browser } from 'playwright-core';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { buildApp } from '../../service/app.ts';
@@ -7,6 +8,7 @@ import { startReview, type Review, type ReviewEnv } from '../../service/review/s
 import { CSRF_HEADER } from '../../service/review/routes.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import type { TenantsFile } from '../../service/tenants/schema.ts';
+import { launchChromium } from './browser.ts';
 import { deleteKeys, REDIS_URL, sha256, silent, tempDir, testPrefix, until } from './helpers.ts';
 import { Redis } from 'ioredis';
 
@@ -114,6 +116,33 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
       await spool.remove();
     },
   };
+}
+
+export interface ConsoleAppFixture extends ReviewAppFixture {
+  /** Where the app listens, on a loopback port: the console is at `${base}/review`. */
+  readonly base: string;
+  readonly browser: Browser;
+}
+
+/** reviewApp, listening on a loopback port, with headless Chromium to drive its console; close() closes both. */
+export async function consoleApp(opts: Parameters<typeof reviewApp>[0] = {}): Promise<ConsoleAppFixture> {
+  const f = await reviewApp(opts);
+  try {
+    const base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+    const browser = await launchChromium();
+    return {
+      ...f,
+      base,
+      browser,
+      async close() {
+        await browser.close();
+        await f.close();
+      },
+    };
+  } catch (err) {
+    await f.close();
+    throw err;
+  }
 }
 
 /** Headers of a console API call that sends JSON (the CSRF header included). */

@@ -1,14 +1,12 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, ACME_TOKEN, reviewApp, type ReviewAppFixture } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { API_KEY, ACME_TOKEN, consoleApp, type ConsoleAppFixture } from './app-fixture.ts';
+import { signInToConsole, withPage } from './browser.ts';
 import { fakeJob, until } from './helpers.ts';
 
 // Real headless Chromium against the real app: a submission whose fields were cut for display (the fixture caps each
 // field at 4096 bytes) says so where the moderator reads it, not below the last field.
-let f: ReviewAppFixture;
-let browser: Browser;
-let base: string;
+let f: ConsoleAppFixture;
 let viaVerify = '';
 const olderItem = fakeJob({
   accountId: 'acme',
@@ -18,8 +16,7 @@ const olderItem = fakeJob({
 });
 
 beforeAll(async () => {
-  f = await reviewApp();
-  base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+  f = await consoleApp();
   // Through POST /v1/verify, so the sink's own caps decide what is cut ("casino" makes the stand-in model say spam).
   const res = await f.app.inject({
     method: 'POST',
@@ -35,11 +32,9 @@ beforeAll(async () => {
   viaVerify = (res.json() as { submissionId: string }).submissionId;
   await until(async () => (await f.review.store.get('acme', viaVerify)) !== undefined, 'the submission queued for review');
   await f.review.store.ingest(olderItem);
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await f?.close();
 });
 
@@ -60,12 +55,8 @@ function fieldsOf(page: Page) {
 
 describe('a submission whose fields were cut, in the console', () => {
   it('says which fields were cut above the fields, in view, and marks each cut field where its text stops', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
-    const page = await context.newPage();
-    try {
-      await page.goto(`${base}/review`);
-      await page.fill('#token', ACME_TOKEN);
-      await page.press('#token', 'Enter');
+    await withPage(f.browser, { viewport: { width: 1200, height: 760 } }, async (page) => {
+      await signInToConsole(page, f.base, ACME_TOKEN);
       await page.locator(`#list li[data-id="${viaVerify}"]`).click();
       await page.locator('#detail', { hasText: viaVerify }).waitFor();
 
@@ -94,8 +85,6 @@ describe('a submission whose fields were cut, in the console', () => {
       await page.locator('#detail', { hasText: olderItem.submissionId }).waitFor();
       expect(await summary.textContent()).toBe('Some fields were cut to the size limit, so their end is missing (which ones was not recorded for this item).');
       expect(await fieldsOf(page)).toEqual([{ name: 'message', badge: null, markAfterValue: null }]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,19 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../service/review/job-schema.ts';
-import { ACME_TOKEN, reviewApp, type ReviewAppFixture } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from './app-fixture.ts';
+import { withPage } from './browser.ts';
 import { fakeJob, until } from './helpers.ts';
 
 // Real headless Chromium, driven by the keyboard only: what a moderator who does not use a mouse can reach and see.
-let f: ReviewAppFixture;
-let browser: Browser;
-let base: string;
+let f: ConsoleAppFixture;
 let items: ReviewJob[];
 
 beforeAll(async () => {
-  f = await reviewApp();
-  base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+  f = await consoleApp();
   const t = Date.now() - 3_600_000;
   items = [0, 1, 2, 3].map((i) =>
     fakeJob({
@@ -24,11 +21,9 @@ beforeAll(async () => {
     }),
   );
   for (const job of items) await f.review.store.ingest(job);
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await f?.close();
 });
 
@@ -60,7 +55,7 @@ async function focus(page: Page) {
 }
 
 async function signInByKeyboard(page: Page): Promise<void> {
-  await page.goto(`${base}/review`);
+  await page.goto(`${f.base}/review`);
   await page.locator('#token').waitFor();
   // The token field has the focus on arrival: type, Enter.
   expect((await focus(page)).id).toBe('token');
@@ -74,9 +69,7 @@ const selected = (page: Page) => page.locator('#list li[aria-selected="true"]').
 describe('the console by keyboard only', () => {
   it('puts the focus on the list after sign-in, and Tab reaches every control in reading order, always visibly', async () => {
     for (const viewport of [{ width: 1200, height: 760 }, { width: 390, height: 640 }]) {
-      const context = await browser.newContext({ viewport });
-      const page = await context.newPage();
-      try {
+      await withPage(f.browser, { viewport }, async (page) => {
         await signInByKeyboard(page);
         // The list is where the work starts: the keys act, and the focus shows where the moderator is.
         await until(async () => (await focus(page)).id === 'list', 'the list to have the focus');
@@ -95,16 +88,12 @@ describe('the console by keyboard only', () => {
           expect(now.ring, now.id).toMatch(/^solid ([2-9]|\d{2})/);
         }
         expect(order).toEqual(['mark-spam', 'mark-legitimate', 'undo', 'body', 'sign-out', 'filter-form', 'filter-status', 'lookup-id', 'lookup', 'list', 'mark-spam']);
-      } finally {
-        await context.close();
-      }
+      });
     }
   });
 
   it('moves through the list and labels with the keys while the list has the focus, which stays on it', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
-    const page = await context.newPage();
-    try {
+    await withPage(f.browser, { viewport: { width: 1200, height: 760 } }, async (page) => {
       await signInByKeyboard(page);
       await until(async () => (await focus(page)).id === 'list', 'the list to have the focus');
       const list = page.locator('#list');
@@ -122,15 +111,11 @@ describe('the console by keyboard only', () => {
       await page.locator(`#list li[data-id="${items[1]!.submissionId}"]`).waitFor();
       expect(await f.review.store.getLabel('acme', items[1]!.submissionId)).toBeUndefined();
       expect(await focus(page)).toMatchObject({ id: 'list', visible: true });
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   it('looks an item up and labels it by keyboard: after the look-up the keys act on the item, not in the box', async () => {
-    const context = await browser.newContext({ viewport: { width: 1200, height: 760 } });
-    const page = await context.newPage();
-    try {
+    await withPage(f.browser, { viewport: { width: 1200, height: 760 } }, async (page) => {
       await signInByKeyboard(page);
       const target = items[3]!.submissionId;
       await page.keyboard.press('/');
@@ -150,8 +135,6 @@ describe('the console by keyboard only', () => {
         const box = document.getElementById('lookup-id') as HTMLInputElement;
         return [box.selectionStart, box.selectionEnd];
       })).toEqual([0, target.length]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,42 +1,31 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../service/review/job-schema.ts';
-import { ACME_TOKEN, reviewApp, type ReviewAppFixture } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from './app-fixture.ts';
+import { signInToConsole, withPage } from './browser.ts';
 import { fakeJob, until } from './helpers.ts';
 
 // Real headless Chromium: the keys act on the item on screen, also after a look-up of an item not in the list.
-let f: ReviewAppFixture;
-let browser: Browser;
-let base: string;
+let f: ConsoleAppFixture;
 let items: ReviewJob[];
 
 beforeAll(async () => {
-  f = await reviewApp();
-  base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+  f = await consoleApp();
   const t = Date.now() - 3_600_000;
   items = [0, 1, 2].map((m) =>
     fakeJob({ accountId: 'acme', formId: 'contact', receivedAt: new Date(t + m * 60_000).toISOString(), fields: { message: `lookup item ${m}` } }),
   );
   for (const job of items) await f.review.store.ingest(job);
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await f?.close();
 });
 
 describe('labelling a looked-up item in Chromium', () => {
   it('stays on the looked-up item after s, so h relabels it and not the first pending item; list labels still advance', async () => {
     const [a, b, c] = items.map((i) => i.submissionId);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
-      await page.goto(`${base}/review`);
-      await page.fill('#token', ACME_TOKEN);
-      await page.press('#token', 'Enter');
-      await page.locator('#list li[data-id]').first().waitFor();
+    await withPage(f.browser, async (page) => {
+      await signInToConsole(page, f.base, ACME_TOKEN);
       const selected = () => page.locator('#list li[aria-selected="true"]').getAttribute('data-id');
       expect(await selected()).toBe(a);
 
@@ -74,8 +63,6 @@ describe('labelling a looked-up item in Chromium', () => {
       expect(await f.review.store.getLabel('acme', a!)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
       expect(await detail.textContent()).toContain('spam by alice');
       expect(await page.locator('#counts').textContent()).toBe('2 pending · 1 labelled');
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -6,7 +6,7 @@ import { buildApp } from '../../service/app.ts';
 import { startReview, type Review } from '../../service/review/setup.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import { ACME_TOKEN, keywordClassifier, reviewEnv, tenantsFile } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { launchChromium, signInToConsole, withPage } from './browser.ts';
 import { fakeJob, freePort, OwnRedis, silent, tempDir, until } from './helpers.ts';
 
 // Real headless Chromium against the real app on a Redis of the test's own, which the test stops.
@@ -48,13 +48,8 @@ afterAll(async () => {
 
 describe('the console while the review store is down', () => {
   it('says the store is unavailable instead of asking a signed-in moderator for the token again', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
-      await page.goto(`${base}/review`);
-      await page.fill('#token', ACME_TOKEN);
-      await page.press('#token', 'Enter');
-      await page.locator('#list li[data-id]', { hasText: 'store down item' }).waitFor();
+    await withPage(browser, async (page) => {
+      await signInToConsole(page, base, ACME_TOKEN, page.locator('#list li[data-id]', { hasText: 'store down item' }));
 
       await server.stop();
       await page.reload();
@@ -66,8 +61,6 @@ describe('the console while the review store is down', () => {
       await until(async () => (await review.store.counts('acme').catch(() => undefined)) !== undefined, 'review reconnected');
       await page.reload();
       await page.locator('#list li[data-id]', { hasText: 'store down item' }).waitFor({ timeout: 10_000 });
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

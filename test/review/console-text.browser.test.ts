@@ -1,21 +1,17 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../service/review/job-schema.ts';
-import { ACME_TOKEN, reviewApp, type ReviewAppFixture } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from './app-fixture.ts';
+import { signInToConsole, withPage } from './browser.ts';
 import { fakeJob } from './helpers.ts';
 
 // Real headless Chromium: what a moderator reads is what was sent, whatever the script or direction.
-let f: ReviewAppFixture;
-let browser: Browser;
-let base: string;
+let f: ConsoleAppFixture;
 let spoof: ReviewJob;
 let rtl: ReviewJob;
 const ARABIC = 'اربح المال الآن مجاني';
 
 beforeAll(async () => {
-  f = await reviewApp();
-  base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+  f = await consoleApp();
   const t = Date.now() - 3_600_000;
   // "\u202E" (RIGHT-TO-LEFT OVERRIDE) makes "gnp.exe" show as "exe.png"; "\u2066…\u2069" isolates a run.
   spoof = fakeJob({
@@ -25,23 +21,16 @@ beforeAll(async () => {
   });
   rtl = fakeJob({ accountId: 'acme', receivedAt: new Date(t + 60_000).toISOString(), fields: { message: ARABIC } });
   for (const job of [spoof, rtl]) await f.review.store.ingest(job);
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await f?.close();
 });
 
 describe('submitted text in the console', () => {
   it('shows bidirectional control characters instead of letting them reorder the text; right-to-left text reads from the right', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
-      await page.goto(`${base}/review`);
-      await page.fill('#token', ACME_TOKEN);
-      await page.press('#token', 'Enter');
-      await page.locator('#list li[data-id]').first().waitFor();
+    await withPage(f.browser, async (page) => {
+      await signInToConsole(page, f.base, ACME_TOKEN);
       const detail = page.locator('#detail .fields');
       const text = await detail.textContent();
       expect(text).toContain('invoice⟦U+202E⟧gnp.exe');
@@ -55,8 +44,6 @@ describe('submitted text in the console', () => {
       await page.locator('#detail .fields dd', { hasText: ARABIC }).waitFor();
       expect(await page.locator('#detail .fields dd', { hasText: ARABIC }).evaluate((dd) => dd.matches(':dir(rtl)'))).toBe(true);
       expect(await page.locator('#detail .fields dt', { hasText: 'message' }).evaluate((dt) => dt.matches(':dir(ltr)'))).toBe(true);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -1,28 +1,22 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTenants } from '../../service/tenants/load.ts';
-import { ACME_TOKEN, JSON_HEADERS, reviewApp, signIn, tenantsFile, type ReviewAppFixture } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { ACME_TOKEN, consoleApp, JSON_HEADERS, signIn, tenantsFile, type ConsoleAppFixture } from './app-fixture.ts';
+import { signInToConsole, withPage } from './browser.ts';
 import { fakeJob, sha256 } from './helpers.ts';
 
 // Two moderators of one account on the same item: the one who acts on a stale screen is told, and overwrites nothing.
 const BOB_TOKEN = 'acme-second-moderator-token-77aa01';
-let f: ReviewAppFixture;
-let browser: Browser;
-let base: string;
+let f: ConsoleAppFixture;
 
 beforeAll(async () => {
-  f = await reviewApp();
+  f = await consoleApp();
   const file = tenantsFile();
   const acme = file.accounts[0]!;
   file.accounts[0] = { ...acme, moderators: [...(acme.moderators ?? []), { id: 'bob', sha256: sha256(BOB_TOKEN) }] };
   f.tenants.current = parseTenants(JSON.stringify(file), 'two moderators');
-  base = await f.app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
   await f?.close();
 });
 
@@ -68,13 +62,8 @@ describe('two moderators labelling the same item', () => {
     const [x, y] = [0, 1].map((m) => fakeJob({ accountId: 'acme', receivedAt: new Date(t + m * 60_000).toISOString(), fields: { message: `conflict item ${m}` } }));
     await f.review.store.ingest(x!);
     await f.review.store.ingest(y!);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    try {
-      await page.goto(`${base}/review`);
-      await page.fill('#token', BOB_TOKEN);
-      await page.press('#token', 'Enter');
-      await page.locator('#list li[data-id]').first().waitFor();
+    await withPage(f.browser, async (page) => {
+      await signInToConsole(page, f.base, BOB_TOKEN);
       expect(await page.locator('#list li[aria-selected="true"]').getAttribute('data-id')).toBe(x!.submissionId);
 
       // Alice labels the item bob has on screen.
@@ -90,8 +79,6 @@ describe('two moderators labelling the same item', () => {
       await page.locator('#detail', { hasText: 'legitimate by bob' }).waitFor({ timeout: 5000 });
       expect(await f.review.store.getLabel('acme', x!.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'bob' });
       expect(await f.review.store.getLabel('acme', y!.submissionId)).toBeUndefined();
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

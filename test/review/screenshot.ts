@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { repoRoot } from '../../service/config/env.ts';
 import type { ReviewJob } from '../../service/review/job-schema.ts';
 import { ACME_TOKEN, reviewApp } from './app-fixture.ts';
-import { launchChromium } from './browser.ts';
+import { launchChromium, signInToConsole } from './browser.ts';
 
 const now = Date.now();
 const job = (minutesAgo: number, formId: string, status: 'spam' | 'legitimate', confidence: number, reasoning: string, fields: Record<string, unknown>): ReviewJob => ({
@@ -48,17 +48,11 @@ try {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 }, deviceScaleFactor: 1 });
-    await page.goto(`${base}/review`);
-    await page.fill('#token', ACME_TOKEN);
-    await page.press('#token', 'Enter');
-    await page.locator('#list li[data-id]').first().waitFor();
+    await signInToConsole(page, base, ACME_TOKEN);
     const out = path.join(repoRoot, 'docs', 'review-console.png');
     await page.screenshot({ path: out });
     const phone = await browser.newPage({ viewport: { width: 390, height: 800 }, deviceScaleFactor: 1 });
-    await phone.goto(`${base}/review`);
-    await phone.fill('#token', ACME_TOKEN);
-    await phone.press('#token', 'Enter');
-    await phone.locator('#list li[data-id]').first().waitFor();
+    await signInToConsole(phone, base, ACME_TOKEN);
     await phone.screenshot({ path: path.join(repoRoot, '.tmp', 'review-console-phone.png') });
     console.log(`wrote ${out}`);
   } finally {
