@@ -485,11 +485,7 @@ export class ReviewStore {
       ]);
       const withdrawals = (await this.withdrawals(accountId, Number.MAX_SAFE_INTEGER)).filter((w) => w.entry?.submissionId === submissionId);
       if (item === undefined && label + history + lookup === 0 && withdrawals.length === 0) continue;
-      const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
-      for (const formId of await this.forms(accountId)) {
-        indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
-      }
-      const keys = [k.item(submissionId), k.seen(submissionId), k.label(submissionId), k.labelHistory(submissionId), ...indexes, k.withdrawals()];
+      const keys = [k.item(submissionId), k.seen(submissionId), k.label(submissionId), k.labelHistory(submissionId), ...(await this.#indexes(accountId)), k.withdrawals()];
       await this.#redis.eval(ERASE, keys.length, ...keys, submissionId, ERASED, ...withdrawals.map((w) => w.member));
       out.push({ submissionId, accountId, item: item !== undefined, label: label === 1, lookup: lookup === 1 });
     }
@@ -504,15 +500,19 @@ export class ReviewStore {
     const cutoff = this.#now() - this.retentionMs;
     let removed = 0;
     for (const accountId of await this.accounts()) {
-      const k = this.keys.forAccount(accountId);
-      const forms = await this.forms(accountId);
-      const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
-      for (const formId of forms) {
-        indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
-      }
-      for (const index of indexes) removed += await this.#redis.zremrangebyscore(index, '-inf', `(${cutoff}`);
+      for (const index of await this.#indexes(accountId)) removed += await this.#redis.zremrangebyscore(index, '-inf', `(${cutoff}`);
     }
     return removed;
+  }
+
+  /** Every index of an account whose members are submissionIds: pending (overall, by status, by form), labelled, unexported. */
+  async #indexes(accountId: string): Promise<string[]> {
+    const k = this.keys.forAccount(accountId);
+    const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
+    for (const formId of await this.forms(accountId)) {
+      indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
+    }
+    return indexes;
   }
 
   async #items(k: AccountKeys, ids: readonly string[]): Promise<(ReviewJob | undefined)[]> {
