@@ -4,7 +4,8 @@
  */
 export function capFields(fields: Record<string, unknown>, maxBytes: number): { fields: Record<string, unknown>; truncated: boolean; cut: string[] } {
   const out: Record<string, unknown> = {};
-  const cut: string[] = [];
+  // A Set: two long names can be cut to the same kept name.
+  const cut = new Set<string>();
   for (const [name, value] of Object.entries(fields)) {
     const safeName = cutUtf8(name, Math.min(maxBytes, 256));
     let wasCut = safeName !== name;
@@ -23,9 +24,9 @@ export function capFields(fields: Record<string, unknown>, maxBytes: number): { 
         wasCut = true;
       }
     }
-    if (wasCut && !cut.includes(safeName)) cut.push(safeName);
+    if (wasCut) cut.add(safeName);
   }
-  return { fields: out, truncated: cut.length > 0, cut };
+  return { fields: out, truncated: cut.size > 0, cut: [...cut] };
 }
 
 // A value nested deeper is kept as this marker: JSON.stringify recurses and overflows the stack on a 30,000-deep array,
