@@ -64,11 +64,6 @@ export function exceedsJsonLimits(text: string, maxDepth: number, maxValues: num
   return undefined;
 }
 
-/** Whether a JSON text nests deeper than `limit` (exceedsJsonLimits without the count of values). */
-export function nestsDeeperThan(text: string, limit: number): boolean {
-  return exceedsJsonLimits(text, limit, Infinity) === 'depth';
-}
-
 /** Whether the next character after `from` that is not JSON whitespace is `close` (an empty array or object). */
 function closesAtOnce(text: string, from: number, close: number): boolean {
   let i = from;

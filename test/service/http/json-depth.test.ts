@@ -1,10 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { flattenFields } from '../../../service/features/flatten.ts';
-import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES, nestsDeeperThan } from '../../../service/http/json-depth.ts';
+import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
 import { capFields } from '../../../service/review/fields.ts';
 import { fieldsOf } from '../../../service/verify/fields.ts';
 import type { VerifyRequest } from '../../../service/verify/schema.ts';
+
+/** The depth bound alone: no count of values can decide. */
+const nestsDeeperThan = (text: string, limit: number): boolean => exceedsJsonLimits(text, limit, Infinity) === 'depth';
 
 /** Depth as JSON counts it: each array or object is one level. */
 function depthOf(value: unknown): number {
