@@ -12,6 +12,7 @@ import {
   type StoredWithdrawalLine,
 } from './records.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
+import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
 
 export interface ExportResult {
   /** Label lines written. */
@@ -193,33 +194,19 @@ function seenKey(l: { submissionId: string; labelledAt: string; label: string; m
   return `${l.submissionId}|${l.labelledAt}|${l.label}|${l.moderatorId ?? ''}`;
 }
 
-/** One label of a submission, by the instant of its labelledAt: what a withdrawal without a labelId names. */
-function timeKey(submissionId: string, labelledAt: string): string {
-  return `${submissionId}|${Date.parse(labelledAt)}`;
-}
-
 /**
- * The lines the folder's files hold, as the export needs them. A label is known by its labelId; lines written before
- * labels had ids by what they say (seenKey) and by their instant (timeKey), which is all an older withdrawal names.
+ * The lines the folder's files hold, as the export needs them. A label is known by its labelId, a line written before
+ * labels had ids by what it says (seenKey); which lines a withdrawal takes back is withdrawal-match.ts's to say.
  */
 class InFiles {
   /** Label lines: `id:<labelId>`, or `at:<seenKey>` for a line without a labelId. */
   readonly #labels = new Set<string>();
-  /** Every label line by its submission and instant. */
-  readonly #labelTimes = new Set<string>();
-  /** Label lines without a labelId by their submission and instant. */
-  readonly #unnamedTimes = new Set<string>();
-  /** Withdrawal lines: `id:<labelId>` of the label withdrawn, or `at:<timeKey>` for one without a labelId. */
-  readonly #withdrawals = new Set<string>();
+  readonly #labelLines = new LabelLineSet();
+  readonly #withdrawals = new WithdrawalSet();
 
   addLabel(line: StoredLabelLine): void {
-    const at = timeKey(line.submissionId, line.labelledAt);
-    this.#labelTimes.add(at);
-    if (line.labelId !== undefined) this.#labels.add(`id:${line.labelId}`);
-    else {
-      this.#labels.add(`at:${seenKey(line)}`);
-      this.#unnamedTimes.add(at);
-    }
+    this.#labelLines.add(line);
+    this.#labels.add(line.labelId !== undefined ? `id:${line.labelId}` : `at:${seenKey(line)}`);
   }
 
   /** This label's line is in the files: by its id, or, written by an older export, by what it says. */
@@ -229,19 +216,16 @@ class InFiles {
 
   /** The line of the label this undo took back is in the files (so it needs withdrawing). */
   holdsLineOf(entry: WithdrawalEntry): boolean {
-    const at = timeKey(entry.submissionId, entry.withdrawn);
-    if (entry.labelId === undefined) return this.#labelTimes.has(at);
-    return this.#labels.has(`id:${entry.labelId}`) || this.#unnamedTimes.has(at);
+    return this.#labelLines.anyTakenBackBy(entry);
   }
 
   addWithdrawal(line: StoredWithdrawalLine): void {
-    this.#withdrawals.add(line.labelId !== undefined ? `id:${line.labelId}` : `at:${timeKey(line.submissionId, line.withdrawn)}`);
+    this.#withdrawals.add(line);
   }
 
-  /** A withdrawal line already takes this label back (one without a labelId takes back every line of its instant). */
+  /** A withdrawal line already takes this label back. */
   hasWithdrawal(entry: WithdrawalEntry): boolean {
-    const at = this.#withdrawals.has(`at:${timeKey(entry.submissionId, entry.withdrawn)}`);
-    return entry.labelId === undefined ? at : at || this.#withdrawals.has(`id:${entry.labelId}`);
+    return this.#withdrawals.takesBack({ submissionId: entry.submissionId, labelledAt: entry.withdrawn, labelId: entry.labelId });
   }
 }
 

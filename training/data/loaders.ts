@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
+import { WithdrawalSet } from '../../service/review/withdrawal-match.ts';
 import { decodeHtmlText } from './html-text.ts';
 import { exportedLabelSchema, exportedWithdrawalSchema, formRecordSchema, recordLineSchema, type LabelledRecord } from './record.ts';
 
@@ -64,9 +65,8 @@ function labelLineKind(raw: unknown): 'label' | 'withdrawal' | undefined {
 }
 
 /**
- * An exported label that a moderator undid, not trained on: the label record of `id` (label:<submissionId>) with that
- * labelId. Without a labelId (a withdrawal written before labels had ids), every label record of `id` whose
- * labelledAt names the same instant as `labelledAt`.
+ * An exported label that a moderator undid, not trained on: of the label records of `id` (label:<submissionId>), the
+ * one with this labelId, or (older lines) those of this labelledAt, as withdrawal-match.ts says.
  */
 export interface Withdrawal {
   readonly id: string;
@@ -80,35 +80,16 @@ export interface LabelledFile {
   readonly withdrawals: Withdrawal[];
 }
 
-function labelKey(id: string, labelledAt: string): string {
-  return `${id}|${Date.parse(labelledAt)}`;
-}
-
 /**
- * The records without the label lines the withdrawals take back. A withdrawal with a labelId takes back the line with
- * that labelId, and a line without one (exported before labels had ids) of the same submission and instant; never
- * another label of the same millisecond. A withdrawal without a labelId takes back every line of that submission with
- * that labelledAt, as it always did. A withdrawal whose label is not among the records changes nothing; a later
- * relabel is another line and stays.
+ * The records without the label lines the withdrawals take back, by the export's own rule (withdrawal-match.ts): by
+ * labelId, never another label of the same millisecond; older lines by submission and instant. A withdrawal whose
+ * label is not among the records changes nothing; a later relabel is another line and stays.
  */
 export function withoutWithdrawn(records: readonly LabelledRecord[], withdrawals: readonly Withdrawal[]): LabelledRecord[] {
   if (withdrawals.length === 0) return [...records];
-  const goneIds = new Set<string>();
-  const goneTimes = new Set<string>();
-  const goneUnnamedTimes = new Set<string>();
-  for (const w of withdrawals) {
-    if (w.labelId === undefined) goneTimes.add(labelKey(w.id, w.labelledAt));
-    else {
-      goneIds.add(`${w.id}|${w.labelId}`);
-      goneUnnamedTimes.add(labelKey(w.id, w.labelledAt));
-    }
-  }
-  return records.filter((r) => {
-    if (r.labelledAt === undefined) return true;
-    const at = labelKey(r.id, r.labelledAt);
-    if (goneTimes.has(at)) return false;
-    return r.labelId === undefined ? !goneUnnamedTimes.has(at) : !goneIds.has(`${r.id}|${r.labelId}`);
-  });
+  const gone = new WithdrawalSet();
+  for (const w of withdrawals) gone.add({ submissionId: w.id, withdrawn: w.labelledAt, labelId: w.labelId });
+  return records.filter((r) => r.labelledAt === undefined || !gone.takesBack({ submissionId: r.id, labelledAt: r.labelledAt, labelId: r.labelId }));
 }
 
 /**
