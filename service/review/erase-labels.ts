@@ -1,6 +1,7 @@
 import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { lockLabelsDir } from './export-labels.ts';
+import { readLabelsFile, type LabelsFileLine } from './labels-file.ts';
 import { erasableLineSchema, type ErasableLine } from './records.ts';
 import type { ErasedAccount, ErasedSubmission, ReviewStore } from './store.ts';
 
@@ -62,14 +63,8 @@ const TEMP_SUFFIX = '.erase-tmp';
 
 interface ReadFile {
   readonly name: string;
-  readonly lines: readonly ReadLine[];
+  readonly lines: readonly LabelsFileLine<ErasableLine>[];
 }
-
-type ReadLine =
-  | { readonly text: string; readonly kind: 'blank' }
-  | { readonly text: string; readonly kind: 'torn' }
-  | { readonly text: string; readonly kind: 'other' }
-  | { readonly text: string; readonly kind: 'line'; readonly line: ErasableLine };
 
 /**
  * Erases the selected submissions (a GDPR erasure request): from the review store when one is given, so that no later
@@ -107,7 +102,7 @@ async function eraseLocked(dir: string, selector: EraseSelector, dryRun: boolean
   if (!dryRun) for (const name of names.filter((n) => n.startsWith('.') && n.endsWith(TEMP_SUFFIX))) await unlink(path.join(dir, name));
 
   const files: ReadFile[] = [];
-  for (const name of names.filter(isLabelsFile).sort()) files.push({ name, lines: readLines(await readFile(path.join(dir, name), 'utf8')) });
+  for (const name of names.filter(isLabelsFile).sort()) files.push({ name, lines: readLabelsFile(await readFile(path.join(dir, name), 'utf8'), erasableLineSchema) });
 
   const forms = new Set(selector.formIds ?? []);
   const chosen = new Set(selector.submissionIds ?? []);
@@ -161,22 +156,6 @@ async function eraseLocked(dir: string, selector: EraseSelector, dryRun: boolean
     if (!dryRun) await replace(dir, name, kept);
   }
   return { labels, withdrawals, submissions: submissions.size, torn, files: changed, unattributed, other };
-}
-
-function readLines(text: string): ReadLine[] {
-  const parts = text.split('\n');
-  return parts.map((part, i): ReadLine => {
-    if (part.trim() === '') return { text: part, kind: 'blank' };
-    let raw: unknown;
-    try {
-      raw = JSON.parse(part);
-    } catch {
-      // Only an unterminated last line can be a write cut short; anything else is left for a person to read.
-      return { text: part, kind: i === parts.length - 1 ? 'torn' : 'other' };
-    }
-    const line = erasableLineSchema.safeParse(raw);
-    return line.success ? { text: part, kind: 'line', line: line.data } : { text: part, kind: 'other' };
-  });
 }
 
 /** Replaces `dir/name` with `lines` (or deletes it when there are none), atomically and durably. */

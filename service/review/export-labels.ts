@@ -11,6 +11,7 @@ import {
   type StoredLabelLine,
   type StoredWithdrawalLine,
 } from './records.ts';
+import { readLabelsFile } from './labels-file.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
 import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
 
@@ -229,6 +230,9 @@ class InFiles {
   }
 }
 
+/** Any line an export may find in its files: a label or a withdrawal (one has `withdrawn`, the other cannot). */
+const storedLineSchema = z.union([storedLabelLineSchema, storedWithdrawalLineSchema]);
+
 async function alreadyExported(dir: string): Promise<InFiles> {
   const found = new InFiles();
   const tornTails: { file: string; keep: number }[] = [];
@@ -236,35 +240,18 @@ async function alreadyExported(dir: string): Promise<InFiles> {
     if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) continue;
     const file = path.join(dir, name);
     const text = await readFile(file, 'utf8');
-    const lines = text.split('\n');
-    lines.forEach((line, i) => {
-      if (line.trim() === '') return;
-      const parsed = parseLine(line);
-      if (parsed === 'torn') {
-        // Only an unterminated last line can be a write cut short; anything else is left for a person to read.
-        if (i === lines.length - 1) tornTails.push({ file, keep: Buffer.byteLength(text) - Buffer.byteLength(line) });
-      } else if (parsed?.kind === 'label') found.addLabel(parsed.line);
-      else if (parsed?.kind === 'withdrawal') found.addWithdrawal(parsed.line);
-    });
+    for (const l of readLabelsFile(text, storedLineSchema)) {
+      if (l.kind === 'torn') tornTails.push({ file, keep: Buffer.byteLength(text) - Buffer.byteLength(l.text) });
+      else if (l.kind === 'line') {
+        if ('withdrawn' in l.line) found.addWithdrawal(l.line);
+        else found.addLabel(l.line);
+      }
+    }
   }
   // A torn last line is a crash mid-write: its label (or withdrawal) was never acknowledged, so it is written again in
   // full, and the fragment would stop `npm run train` (not valid JSON) until someone edited a file of personal data.
   for (const { file, keep } of tornTails) await truncate(file, keep);
   return found;
-}
-
-/** What a line holds; undefined for JSON of another shape, 'torn' for text that is not JSON at all. */
-function parseLine(line: string): { kind: 'label'; line: StoredLabelLine } | { kind: 'withdrawal'; line: StoredWithdrawalLine } | 'torn' | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(line);
-  } catch {
-    return 'torn';
-  }
-  const label = storedLabelLineSchema.safeParse(raw);
-  if (label.success) return { kind: 'label', line: label.data };
-  const withdrawal = storedWithdrawalLineSchema.safeParse(raw);
-  return withdrawal.success ? { kind: 'withdrawal', line: withdrawal.data } : undefined;
 }
 
 async function appendDurably(file: string, lines: readonly string[]): Promise<void> {
