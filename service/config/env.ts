@@ -25,14 +25,21 @@ const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' })
   .refine((u) => !URL.canParse(u) || /^\/?\d*$/.test(new URL(u).pathname), { error: 'the path, if any, must be a database number (redis://host:6379/0)' });
 
-// The admin server (/metrics, /docs): a port, or off. Not the public port: that is the point of it.
-const adminPort = unsetIfEmpty(z.string().default('9464')).transform((raw, ctx): number | 'off' => {
-  const v = raw.trim();
-  if (v === 'off') return 'off';
-  if (/^\d{1,5}$/.test(v) && Number(v) <= 65535) return Number(v);
-  ctx.addIssue({ code: 'custom', message: `"${raw}": a port number (0 to 65535), or off to serve /metrics and /docs nowhere` });
-  return z.NEVER;
-});
+const tcpPort = (def: number) => number(def).pipe(z.number().int().min(0).max(65535));
+
+// The admin server (/metrics, /docs): a port, read as PORT is, or off. Not the public port: that is the point of it.
+// One message for every bad value, since "Too big" alone would not say that off is the other choice.
+const adminPortNumber = tcpPort(9464);
+const adminPort = z
+  .string()
+  .optional()
+  .transform((raw, ctx): number | 'off' => {
+    if (raw?.trim() === 'off') return 'off';
+    const port = adminPortNumber.safeParse(raw);
+    if (port.success) return port.data;
+    ctx.addIssue({ code: 'custom', message: `"${raw}": a port number (0 to 65535), or off to serve /metrics and /docs nowhere` });
+    return z.NEVER;
+  });
 
 /** Which X-Forwarded-For hops are believed: none, all, the last `hops` (appended by your proxies), or those added by these proxies. */
 export type TrustProxy = boolean | { readonly hops: number } | { readonly proxies: readonly string[] };
@@ -69,7 +76,7 @@ const trustProxy = unsetIfEmpty(z.string().default('false')).transform((raw, ctx
 
 export const envSchema = z.object({
   NODE_ENV: unsetIfEmpty(z.enum(['development', 'production', 'test']).default('development')),
-  PORT: number(3000).pipe(z.number().int().min(0).max(65535)),
+  PORT: tcpPort(3000),
   HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),
   ADMIN_PORT: adminPort,
   ADMIN_HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),

@@ -36,7 +36,9 @@ describe('parseEnv', () => {
     expect(parseEnv({ ADMIN_PORT: 'off' }).ADMIN_PORT).toBe('off');
     // 0 picks a free port, as PORT=0 does; so both may be 0.
     expect(parseEnv({ ADMIN_PORT: '0', PORT: '0' })).toMatchObject({ ADMIN_PORT: 0, PORT: 0 });
-    for (const ADMIN_PORT of ['70000', 'no', 'OFF', '0x10', '-1']) expect(() => parseEnv({ ADMIN_PORT }), ADMIN_PORT).toThrow(/ADMIN_PORT: ".*": a port number \(0 to 65535\), or off/);
+    for (const ADMIN_PORT of ['70000', 'no', 'OFF', '0x10', '-1', '1.5']) expect(() => parseEnv({ ADMIN_PORT }), ADMIN_PORT).toThrow(/ADMIN_PORT: ".*": a port number \(0 to 65535\), or off/);
+    // A number is read as PORT reads one, so the two settings never disagree about what a port is.
+    for (const port of ['+9100', ' 09100 ', '\t9100']) expect(parseEnv({ ADMIN_PORT: port, PORT: '3000' }).ADMIN_PORT, port).toBe(parseEnv({ PORT: port }).PORT);
     expect(() => parseEnv({ PORT: '8080', ADMIN_PORT: '8080' })).toThrow(/ADMIN_PORT: must differ from PORT \(8080\)/);
     expect(() => parseEnv({ ADMIN_PORT: '3000' })).toThrow(/ADMIN_PORT: must differ from PORT \(3000\)/);
   });
