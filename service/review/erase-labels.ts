@@ -4,6 +4,7 @@ import { lockLabelsDir } from './export-labels.ts';
 import { readLabelsFile, type LabelsFileLine } from './labels-file.ts';
 import { erasableLineSchema, type ErasableLine } from './records.ts';
 import type { ErasedAccount, ErasedSubmission, ReviewStore } from './store.ts';
+import { syncDir } from './sync-dir.ts';
 
 /** Whose lines to erase: a line goes when it matches any of them. */
 export interface EraseSelector {
@@ -176,10 +177,5 @@ async function replace(dir: string, name: string, lines: readonly string[]): Pro
     await rename(temp, file);
   }
   // The rename (or the unlink) is durable once the folder is.
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
+  await syncDir(dir);
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
+import { syncDir } from './sync-dir.ts';
 
 const ACTIVE = 'review-spool.jsonl';
 const DRAINING = /^review-spool\.[0-9a-z-]+\.draining\.jsonl$/;
@@ -111,7 +112,11 @@ export class ReviewSpool {
         return { sent, skipped, done: false };
       }
     }
-    await this.#locked(() => unlink(full));
+    await this.#locked(async () => {
+      await unlink(full);
+      // Or a crash could bring the file back, and its lines would all be sent again.
+      await syncDir(this.#dir);
+    });
     return { sent, skipped, done: true };
   }
 
@@ -126,6 +131,8 @@ export class ReviewSpool {
     }
     const name = `review-spool.${Date.now().toString(36).padStart(9, '0')}-${randomBytes(4).toString('hex')}.draining.jsonl`;
     await rename(active, path.join(this.#dir, name));
+    // Before any line of it is sent: a crash could otherwise bring the active file back with those lines.
+    await syncDir(this.#dir);
   }
 
   async #drainingFiles(): Promise<string[]> {
@@ -172,4 +179,6 @@ async function rewrite(file: string, lines: readonly string[]): Promise<void> {
     await handle.close();
   }
   await rename(tmp, file);
+  // Until the folder is synced, a crash can bring back the file as it was, with the lines already sent.
+  await syncDir(path.dirname(file));
 }
