@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { repoRoot } from '../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
-import { labelSchema } from './records.ts';
+import { labelRecordSchema, labelSchema } from './records.ts';
 import type { SessionStore } from './sessions.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
 import { SignInGuard } from './sign-in-guard.ts';
@@ -38,8 +38,12 @@ const ASSETS = {
 const signInBody = z.object({ token: z.string().min(1).max(512) });
 const labelBody = z.object({
   label: labelSchema,
-  /** The label the moderator saw: null for none (a pending item), or its labelledAt. Omitted: no check. */
-  expected: z.iso.datetime().nullable().optional(),
+  /**
+   * The label the moderator saw: null for none (a pending item), or its labelId. Its labelledAt is still taken (a
+   * label without an id, a page loaded before labels had ids), though it cannot tell two labels of one millisecond
+   * apart. Omitted: no check.
+   */
+  expected: z.union([labelRecordSchema.shape.labelId.unwrap(), labelRecordSchema.shape.labelledAt]).nullable().optional(),
 });
 const listQuery = z.object({
   form: z.string().min(1).max(200).optional(),
@@ -185,12 +189,12 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
           error: now === undefined
             ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
             : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
-          label: now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt },
+          label: now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
         });
       }
       if (record === undefined) throw new HttpError(404, 'No such submission in review for this account');
       request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: p.data.id, label: b.data.label }, 'review: labelled');
-      return { label: record.label, labelledAt: record.labelledAt, counts: await opts.store.counts(m.accountId) };
+      return { label: record.label, labelId: record.labelId, labelledAt: record.labelledAt, counts: await opts.store.counts(m.accountId) };
     });
 
     app.post('/api/undo', { preHandler: authenticated, bodyLimit: 1024 }, async (request) => {

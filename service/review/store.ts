@@ -17,15 +17,20 @@ return 1`;
 
 // Stores a label (a relabel replaces it, keeping the replaced one for undo), moves the item from pending to
 // labelled, and remembers this label (not just the item) for undo, so each of a moderator's labels is undone in turn.
-// ARGV[7] is what the moderator saw: '' (no check), '-' (no label yet) or the labelledAt of the label on screen;
-// when the item's label is no longer that, nothing changes and {-1, current label or ''} comes back.
+// ARGV[7] is what the moderator saw: '' (no check), '-' (no label yet), or the label on screen by its labelId (by
+// its labelledAt for a label without one, or from a page loaded before labels had ids); when the item's label is no
+// longer that, nothing changes and {-1, current label or ''} comes back. A labelId tells apart two labels made in the
+// same millisecond, which a labelledAt cannot.
 const LABEL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local previous = redis.call('GET', KEYS[2])
 if ARGV[7] ~= '' then
-  local seen = '-'
-  if previous then seen = cjson.decode(previous).labelledAt end
-  if seen ~= ARGV[7] then return {-1, previous or ''} end
+  local same = ARGV[7] == '-'
+  if previous then
+    local p = cjson.decode(previous)
+    same = ARGV[7] == p.labelId or ARGV[7] == p.labelledAt
+  end
+  if not same then return {-1, previous or ''} end
 end
 if previous then
   local at = redis.call('ZSCORE', KEYS[7], ARGV[4]) or ARGV[2]
@@ -309,7 +314,8 @@ export class ReviewStore {
 
   /**
    * Labels an item (or relabels it); undefined when the item is unknown to this account or expired.
-   * `expected` is the label the moderator saw: null for none (a pending item), or that label's labelledAt. When
+   * `expected` is the label the moderator saw: null for none (a pending item), or that label's labelId (its
+   * labelledAt where it has none, which cannot tell it from a label of the same millisecond). When
    * given and the item's label is no longer that one, nothing changes and LabelConflictError says what it is now,
    * so two moderators on the same item never overwrite each other unseen. Omitted: no check (the CLI).
    */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReviewStore } from '../../service/review/store.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import { ACME_TOKEN, consoleApp, JSON_HEADERS, signIn, tenantsFile, type ConsoleAppFixture } from './app-fixture.ts';
 import { signInToConsole, withPage } from './browser.ts';
@@ -23,6 +24,9 @@ afterAll(async () => {
 const labelCall = (cookie: string, id: string, payload: object) =>
   f.app.inject({ method: 'POST', url: `/review/api/items/${id}/label`, headers: { ...JSON_HEADERS, cookie }, payload });
 
+/** The app's review store with its clock stopped at `labelledAt`: a label made in the same millisecond (another instance). */
+const sameInstant = (labelledAt: string) => new ReviewStore(f.redis, { prefix: f.prefix, retentionDays: 30, now: () => Date.parse(labelledAt) });
+
 describe('two moderators labelling the same item', () => {
   it('the API refuses a label made on a stale view with 409 and what the label is now; without `expected` it relabels', async () => {
     const job = fakeJob({ accountId: 'acme' });
@@ -31,18 +35,18 @@ describe('two moderators labelling the same item', () => {
     const bob = await signIn(f.app, BOB_TOKEN);
     const first = await labelCall(alice, job.submissionId, { label: 'spam', expected: null });
     expect(first.statusCode).toBe(200);
-    const { labelledAt } = first.json<{ labelledAt: string }>();
+    const { labelId, labelledAt } = first.json<{ labelId: string; labelledAt: string }>();
 
     // Bob still sees it pending.
     const stale = await labelCall(bob, job.submissionId, { label: 'legitimate', expected: null });
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toEqual({
       error: 'Not labelled: alice labelled it spam meanwhile. Label it again if you mean to replace that label.',
-      label: { label: 'spam', moderatorId: 'alice', labelledAt },
+      label: { label: 'spam', moderatorId: 'alice', labelledAt, labelId },
     });
     expect(await f.review.store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice', labelledAt });
 
-    // Having seen alice's label, bob may replace it.
+    // Having seen alice's label, bob may replace it (named by its time, as a page loaded before labels had ids does).
     const informed = await labelCall(bob, job.submissionId, { label: 'legitimate', expected: labelledAt });
     expect(informed.statusCode).toBe(200);
     expect(await f.review.store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'bob' });
@@ -55,6 +59,29 @@ describe('two moderators labelling the same item', () => {
 
     expect((await labelCall(alice, job.submissionId, { label: 'spam', expected: 'yesterday' })).statusCode).toBe(400);
     expect((await labelCall(alice, job.submissionId, { label: 'legitimate' })).statusCode).toBe(200);
+  });
+
+  it('the API tells a label made in the same millisecond as the one seen from it, by its labelId', async () => {
+    const job = fakeJob({ accountId: 'acme' });
+    await f.review.store.ingest(job);
+    const alice = await signIn(f.app, ACME_TOKEN);
+    const bob = await signIn(f.app, BOB_TOKEN);
+    const seen = (await labelCall(alice, job.submissionId, { label: 'spam', expected: null })).json<{ labelId: string; labelledAt: string }>();
+    const carol = await sameInstant(seen.labelledAt).label('acme', job.submissionId, 'legitimate', 'carol');
+    expect(carol?.labelledAt).toBe(seen.labelledAt);
+
+    // Bob has alice's label on screen; carol's came in the same millisecond.
+    const stale = await labelCall(bob, job.submissionId, { label: 'spam', expected: seen.labelId });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json()).toEqual({
+      error: 'Not labelled: carol labelled it legitimate meanwhile. Label it again if you mean to replace that label.',
+      label: { label: 'legitimate', moderatorId: 'carol', labelledAt: seen.labelledAt, labelId: carol?.labelId },
+    });
+    expect(await f.review.store.getLabel('acme', job.submissionId)).toMatchObject({ moderatorId: 'carol', labelId: carol?.labelId });
+
+    const informed = await labelCall(bob, job.submissionId, { label: 'spam', expected: carol?.labelId });
+    expect(informed.statusCode).toBe(200);
+    expect(await f.review.store.getLabel('acme', job.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'bob' });
   });
 
   it('in Chromium, a label on an item someone labelled meanwhile changes nothing, says who did, and shows their label', async () => {
@@ -79,6 +106,26 @@ describe('two moderators labelling the same item', () => {
       await page.locator('#detail', { hasText: 'legitimate by bob' }).waitFor({ timeout: 5000 });
       expect(await f.review.store.getLabel('acme', x!.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'bob' });
       expect(await f.review.store.getLabel('acme', y!.submissionId)).toBeUndefined();
+    });
+  });
+
+  it('in Chromium, a relabel in the same millisecond as the label on screen is noticed too', async () => {
+    const x = fakeJob({ accountId: 'acme', fields: { message: 'same millisecond item' } });
+    await f.review.store.ingest(x);
+    const alice = await f.review.store.label('acme', x.submissionId, 'spam', 'alice');
+    await withPage(f.browser, async (page) => {
+      await signInToConsole(page, f.base, BOB_TOKEN, page.locator('#list li').first());
+      await page.keyboard.press('/');
+      await page.keyboard.type(x.submissionId);
+      await page.keyboard.press('Enter');
+      await page.locator('#detail', { hasText: 'spam by alice' }).waitFor({ timeout: 5000 });
+
+      // Carol relabels it on another instance, in the millisecond of alice's label; bob's screen still says alice.
+      await sameInstant(alice!.labelledAt).label('acme', x.submissionId, 'legitimate', 'carol');
+      await page.keyboard.press('s');
+      await page.locator('#toast', { hasText: 'carol labelled it legitimate meanwhile' }).waitFor({ timeout: 5000 });
+      await page.locator('#detail', { hasText: 'legitimate by carol' }).waitFor({ timeout: 5000 });
+      expect(await f.review.store.getLabel('acme', x.submissionId)).toMatchObject({ label: 'legitimate', moderatorId: 'carol' });
     });
   });
 });

@@ -3,8 +3,8 @@
 'use strict';
 
 const API = '/review/api';
-// seen: the label on screen for the current item (null: none), sent with a label so that a label someone else
-// gave meanwhile is reported (409) instead of silently replaced.
+// seen: the label on screen for the current item (null: none) by its labelId, sent with a label so that a label
+// someone else gave meanwhile, even in the same millisecond, is reported (409) instead of silently replaced.
 const state = { items: [], index: 0, current: undefined, seen: null, filter: { form: '', status: '' }, busy: false };
 const $ = (id) => document.getElementById(id);
 
@@ -266,7 +266,8 @@ async function undo() {
 async function show(id) {
   const entry = await call('GET', `/items/${encodeURIComponent(id)}`);
   state.current = entry.item;
-  state.seen = entry.label ? entry.label.labelledAt : null;
+  // A label stored before labels had ids is named by its time.
+  state.seen = entry.label ? (entry.label.labelId ?? entry.label.labelledAt) : null;
   for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
   $('list').removeAttribute('aria-activedescendant');
   renderDetail(entry);
