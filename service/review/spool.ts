@@ -44,12 +44,16 @@ export class ReviewSpool {
       const used = await this.#used();
       if (used + size > this.#maxBytes) return false;
       const handle = await open(path.join(this.#dir, ACTIVE), 'a', 0o600);
+      let created: boolean;
       try {
+        created = (await handle.stat()).size === 0;
         await handle.write(line);
         await handle.sync();
       } finally {
         await handle.close();
       }
+      // A new active file is durable only once its name in the folder is: else a crash could take it, and this job.
+      if (created) await syncDir(this.#dir);
       this.#bytes = used + size;
       return true;
     });
