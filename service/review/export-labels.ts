@@ -12,6 +12,7 @@ import {
   type StoredWithdrawalLine,
 } from './records.ts';
 import { readLabelsFile } from './labels-file.ts';
+import { syncDir } from './sync-dir.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
 import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
 
@@ -256,9 +257,11 @@ async function alreadyExported(dir: string): Promise<InFiles> {
 
 async function appendDurably(file: string, lines: readonly string[]): Promise<void> {
   const handle = await open(file, 'a+', 0o600);
+  let created: boolean;
   try {
     // After a crash mid-line, start on a fresh line rather than glue onto the torn one.
     const { size } = await handle.stat();
+    created = size === 0;
     let lead = '';
     if (size > 0) {
       const last = Buffer.alloc(1);
@@ -270,4 +273,6 @@ async function appendDurably(file: string, lines: readonly string[]): Promise<vo
   } finally {
     await handle.close();
   }
+  // A new file is durable only once its name in the folder is; its labels are acknowledged (never written again) next.
+  if (created) await syncDir(path.dirname(file));
 }

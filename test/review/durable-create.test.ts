@@ -1,7 +1,10 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { exportLabels } from '../../service/review/export-labels.ts';
 import { ReviewSpool } from '../../service/review/spool.ts';
+import { ReviewStore } from '../../service/review/store.ts';
 import { syncDir } from '../../service/review/sync-dir.ts';
-import { fakeJob, silent, tempDir } from './helpers.ts';
+import { deleteKeys, fakeJob, REDIS_URL, silent, tempDir, testPrefix } from './helpers.ts';
 
 // A power loss cannot be faked here; what can be checked is that the folder holding a new file (or a new folder) is
 // fsync'd before the write is acknowledged. syncDir still does its work: the spy only records the calls.
@@ -11,12 +14,19 @@ vi.mock('../../service/review/sync-dir.ts', async (importOriginal) => {
 });
 const synced = vi.mocked(syncDir);
 
+const redis = new Redis(REDIS_URL);
+const prefixes: string[] = [];
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 
 beforeEach(async () => {
   synced.mockClear();
   tmp = await tempDir('durable');
   return () => tmp.remove();
+});
+
+afterAll(async () => {
+  for (const p of prefixes) await deleteKeys(redis, p);
+  redis.disconnect();
 });
 
 describe('the spool', () => {
@@ -35,5 +45,22 @@ describe('the spool', () => {
     synced.mockClear();
     await spool.append(fakeJob());
     expect(synced).toHaveBeenCalledWith(tmp.dir);
+  });
+});
+
+describe('labels:export', () => {
+  it('fsyncs the labels folder when it creates a file, before it acknowledges the labels in it', async () => {
+    const prefix = testPrefix('durable');
+    prefixes.push(prefix);
+    const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
+    const job = fakeJob({ accountId: 'acme' });
+    await store.ingest(job);
+    await store.label('acme', job.submissionId, 'spam', 'alice');
+    const acknowledge = vi.spyOn(store, 'acknowledgeExported');
+
+    expect((await exportLabels(store, tmp.dir)).written).toBe(1);
+    const dirSync = synced.mock.calls.findIndex(([d]) => d === tmp.dir);
+    expect(dirSync).toBeGreaterThanOrEqual(0);
+    expect(synced.mock.invocationCallOrder[dirSync]).toBeLessThan(acknowledge.mock.invocationCallOrder[0] ?? 0);
   });
 });
