@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -12,6 +12,7 @@ import {
   type StoredWithdrawalLine,
 } from './records.ts';
 import { readLabelsFile } from './labels-file.ts';
+import { makeDir } from './make-dir.ts';
 import { syncDir } from './sync-dir.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
 import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
@@ -50,7 +51,7 @@ export class ExportBusyError extends Error {
  * drops the label line with that labelId.
  */
 export async function exportLabels(store: ReviewStore, dir: string): Promise<ExportResult> {
-  await mkdir(dir, { recursive: true });
+  await makeDir(dir);
   // Two exports at once would both write the labels neither had acknowledged yet (duplicate lines), and one could
   // take the other's half-written last line for a crash fragment and cut it off after the other had acknowledged it.
   const release = await lockLabelsDir(dir, 'labels:export');

@@ -1,8 +1,9 @@
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
+import { makeDir } from './make-dir.ts';
 import { syncDir } from './sync-dir.ts';
 
 const ACTIVE = 'review-spool.jsonl';
@@ -146,7 +147,7 @@ export class ReviewSpool {
 
   async #used(): Promise<number> {
     if (this.#bytes !== undefined) return this.#bytes;
-    await mkdir(this.#dir, { recursive: true, mode: 0o700 });
+    await makeDir(this.#dir, 0o700);
     let total = 0;
     for (const name of await readdir(this.#dir)) {
       if (name !== ACTIVE && !DRAINING.test(name)) continue;

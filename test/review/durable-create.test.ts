@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { exportLabels } from '../../service/review/export-labels.ts';
@@ -46,6 +47,11 @@ describe('the spool', () => {
     await spool.append(fakeJob());
     expect(synced).toHaveBeenCalledWith(tmp.dir);
   });
+  it('fsyncs the parent of each folder it creates for itself', async () => {
+    const dir = path.join(tmp.dir, 'state', 'spool');
+    await new ReviewSpool(dir, 1 << 20, silent).append(fakeJob());
+    expect(synced.mock.calls.map(([d]) => d)).toEqual([path.join(tmp.dir, 'state'), tmp.dir, dir]);
+  });
 });
 
 describe('labels:export', () => {
@@ -62,5 +68,19 @@ describe('labels:export', () => {
     const dirSync = synced.mock.calls.findIndex(([d]) => d === tmp.dir);
     expect(dirSync).toBeGreaterThanOrEqual(0);
     expect(synced.mock.invocationCallOrder[dirSync]).toBeLessThan(acknowledge.mock.invocationCallOrder[0] ?? 0);
+  });
+  it('fsyncs the parent of a labels folder it creates, before acknowledging', async () => {
+    const prefix = testPrefix('durable');
+    prefixes.push(prefix);
+    const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
+    const job = fakeJob({ accountId: 'acme' });
+    await store.ingest(job);
+    await store.label('acme', job.submissionId, 'spam', 'alice');
+    const acknowledge = vi.spyOn(store, 'acknowledgeExported');
+
+    expect((await exportLabels(store, path.join(tmp.dir, 'labels'))).written).toBe(1);
+    const parentSync = synced.mock.calls.findIndex(([d]) => d === tmp.dir);
+    expect(parentSync).toBeGreaterThanOrEqual(0);
+    expect(synced.mock.invocationCallOrder[parentSync]).toBeLessThan(acknowledge.mock.invocationCallOrder[0] ?? 0);
   });
 });
