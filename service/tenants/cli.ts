@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli/usage.ts';
 import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from './edit.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';
+import { writeTenants } from './write.ts';
 
 const USAGE = `Usage: npm run tenants -- <command> [options]   (file: --file <path> or TENANTS_FILE)
 
@@ -35,17 +35,6 @@ async function readTenants(file: string, create: boolean): Promise<TenantsFile> 
     throw new EditError(`no tenants file at ${file} (add-account creates it)`);
   }
   return parseTenants(text, file).file;
-}
-
-/** Checks the result as the service would, then replaces the file atomically (the service never reads half a file). */
-async function writeTenants(file: string, data: TenantsFile): Promise<void> {
-  const text = `${JSON.stringify(data, null, 2)}\n`;
-  parseTenants(text, file);
-  // add-account may create the file, and then its folder: `tenants/` is not in a fresh clone.
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  await writeFile(tmp, text, { mode: 0o600 });
-  await rename(tmp, file);
 }
 
 function list(data: TenantsFile): string {
