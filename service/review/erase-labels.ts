@@ -4,7 +4,7 @@ import { lockLabelsDir } from './export-labels.ts';
 import { readLabelsFile, type LabelsFileLine } from './labels-file.ts';
 import { erasableLineSchema, type ErasableLine } from './records.ts';
 import type { ErasedAccount, ErasedSubmission, ReviewStore } from './store.ts';
-import { syncDir } from './sync-dir.ts';
+import { syncDir } from '../fs/sync-dir.ts';
 
 /** Whose lines to erase: a line goes when it matches any of them. */
 export interface EraseSelector {

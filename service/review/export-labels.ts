@@ -12,8 +12,8 @@ import {
   type StoredWithdrawalLine,
 } from './records.ts';
 import { readLabelsFile } from './labels-file.ts';
-import { makeDir } from './make-dir.ts';
-import { syncDir } from './sync-dir.ts';
+import { makeDir } from '../fs/make-dir.ts';
+import { syncDir } from '../fs/sync-dir.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
 import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
 

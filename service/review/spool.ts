@@ -3,8 +3,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
-import { makeDir } from './make-dir.ts';
-import { syncDir } from './sync-dir.ts';
+import { makeDir } from '../fs/make-dir.ts';
+import { syncDir } from '../fs/sync-dir.ts';
 
 const ACTIVE = 'review-spool.jsonl';
 const DRAINING = /^review-spool\.[0-9a-z-]+\.draining\.jsonl$/;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { makeDir } from '../review/make-dir.ts';
-import { syncDir } from '../review/sync-dir.ts';
+import { makeDir } from '../fs/make-dir.ts';
+import { syncDir } from '../fs/sync-dir.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';
 
