@@ -36,6 +36,7 @@ const featureSettingsSchema = z.object({
   maxTokenLength: z.number().int().positive(),
   obfuscatedLinks: z.boolean().optional(),
   mostlyLinks: z.boolean().optional(),
+  openingWords: z.boolean().optional(),
   normFloor: z.number().min(0).optional(),
   // Strict: a setting this code does not know would be dropped and the model featurized differently.
 }).strict();

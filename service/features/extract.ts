@@ -13,6 +13,7 @@ import { structureIds } from './structure.ts';
 
 const NS_WORD = hashString('w|');
 const NS_BIGRAM = hashString('b|');
+const NS_OPENING = hashString('b|^ ');
 const NS_CHAR = hashString('c|');
 const NS_STRUCT = hashString('s|');
 const NS_DOMAIN = hashString('u|dom|');
@@ -136,7 +137,7 @@ export class FeatureExtractor {
       if (lower.length === 0) continue;
       this.facts.fields++;
       this.scanChars(text, lower, fi, field.role);
-      if (this.settings.obfuscatedLinks && isTextual(field.role)) this.scanObfuscatedLinks(lower, fi, field.role);
+      if (this.settings.obfuscatedLinks && (isTextual(field.role) || field.role === 'email')) this.scanObfuscatedLinks(lower, fi, field.role);
       this.scanTokens(lower, fi, field.role);
     }
     this.facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
@@ -404,6 +405,14 @@ export class FeatureExtractor {
     for (let at = lower.indexOf(' dot '); at >= 0; at = lower.indexOf(' dot ', at + 1)) {
       this.obfuscatedAt(lower, at, at + 5, fi, role, OBFUSCATED_DOT_TLDS, false);
     }
+    // "[dot]" and "(dot)", the bracketed spelling that "[at]" and "(at)" come with.
+    for (const sep of BRACKETED_DOTS) {
+      for (let at = lower.indexOf(sep); at >= 0; at = lower.indexOf(sep, at + 1)) {
+        const a = at > 0 && lower.charCodeAt(at - 1) === 0x20 ? at - 1 : at;
+        const b = lower.charCodeAt(at + sep.length) === 0x20 ? at + sep.length + 1 : at + sep.length;
+        this.obfuscatedAt(lower, a, b, fi, role, OBFUSCATED_DOT_TLDS, false);
+      }
+    }
   }
 
   /** [a, b) is the separator ("  .  " or " dot "): a host must end at a and a known TLD start at b. */
@@ -422,13 +431,16 @@ export class FeatureExtractor {
     if (sentenceLike && !counted && lower.charCodeAt(te) !== 0x2f) return;
     if (!tlds.has(lower.slice(b, te))) return;
     const f = this.facts;
-    if (!counted && spelledAt(lower, hs)) {
+    if (role === 'email') {
+      // An email field holds an address however it is spelled ("tom at mailinator dot com"): a domain, never a link.
+      this.spelledEmailDomain(lower, hs, a, b, te, fi, role);
+      return;
+    }
+    if (!counted && (lower.charCodeAt(hs - 1) === 0x40 || spelledAt(lower, hs))) {
       // "tom dot hall at outlook dot com": an address spelled out so that harvesters miss it, not a link.
       if (role === 'name') f.emailsInName++;
       else f.emailsInText++;
-      if (!this.settings.structure) return;
-      this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_EMAIL_DOMAIN), 0x2e)), KIND.emailDomain, fi, hs, te, true);
-      this.add(hashRange(lower, b, te, NS_EMAIL_TLD), KIND.emailDomain, fi, b, te, true);
+      this.spelledEmailDomain(lower, hs, a, b, te, fi, role);
       return;
     }
     if (role === 'name') f.linksInName += counted ? 0 : 1;
@@ -440,6 +452,18 @@ export class FeatureExtractor {
     if (!this.settings.structure) return;
     this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_DOMAIN), 0x2e)), KIND.domain, fi, hs, te, true);
     this.add(hashRange(lower, b, te, NS_TLD), KIND.domain, fi, b, te, true);
+  }
+
+  /** The domain of an address spelled out as host [hs, a), separator [a, b), top-level domain [b, te). */
+  private spelledEmailDomain(lower: string, hs: number, a: number, b: number, te: number, fi: number, role: FieldRole): void {
+    // Only the email field's address is checked, as emailDomain does for a plain one.
+    if (role === 'email') {
+      const domain = `${lower.slice(hs, a)}.${lower.slice(b, te)}`;
+      if (DISPOSABLE_EMAIL_DOMAINS.has(domain)) this.facts.disposableDomain = domain;
+    }
+    if (!this.settings.structure) return;
+    this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_EMAIL_DOMAIN), 0x2e)), KIND.emailDomain, fi, hs, te, true);
+    this.add(hashRange(lower, b, te, NS_EMAIL_TLD), KIND.emailDomain, fi, b, te, true);
   }
 
   private emailDomain(lower: string, start: number, end: number, dot: number, fi: number): void {
@@ -464,6 +488,7 @@ export class FeatureExtractor {
     let prevStop = false;
     let prevStart = 0;
     let singleLetters = 0;
+    let opening = this.settings.openingWords === true;
     const t = this.tokens;
     let i = 0;
     while (i < n) {
@@ -500,6 +525,9 @@ export class FeatureExtractor {
           if ((flags & TOKEN_GIBBERISH) !== 0) this.gibberish(t.token(rec));
         }
         this.add(tagged ? t.stemHash(rec, ns) : t.wordHash(rec), kind, fi, start, i);
+        // The word a message opens with, as a pair with the message's start ("Dear …", "Hello, …", "Subscribe …").
+        if (opening && bigrams) this.add(t.stemHash(rec, NS_OPENING), KIND.bigram, fi, start, i);
+        opening = false;
         if (bigrams) {
           const stop = (flags & TOKEN_STOP) !== 0;
           if (hasPrev && !(stop && prevStop)) this.add(t.stemHash(rec, prevHead), KIND.bigram, fi, prevStart, i);
@@ -539,6 +567,7 @@ export class FeatureExtractor {
 // TLDs that rarely start the next sentence; "info", "co", "io", "de" and "uk" count only in the "dot" spelling.
 const OBFUSCATED_TLDS: ReadonlySet<string> = new Set(['com', 'net', 'org', 'ru', 'tk', 'xyz', 'ly', 'biz']);
 const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'info', 'co', 'io', 'de', 'uk']);
+const BRACKETED_DOTS = ['[dot]', '(dot)'] as const;
 const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 

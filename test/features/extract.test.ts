@@ -50,9 +50,9 @@ describe('feature extraction', () => {
         count++;
       }
     }
-    // Two words and their bigram, each counted once: squared length 3 / floor instead of 1.
-    expect(count).toBe(3);
-    expect(words).toBeCloseTo(3 / floor, 5);
+    // Two words, their bigram and the opening word, each counted once: squared length 4 / floor instead of 1.
+    expect(count).toBe(4);
+    expect(words).toBeCloseTo(4 / floor, 5);
   });
 
   it('reads the signals a form spam filter needs', () => {
@@ -98,6 +98,47 @@ describe('feature extraction', () => {
     // "at" before a site that is not a mail provider is a link.
     expect(extractor.extract({ message: 'Look at cheap-pills dot com today' }).facts.links).toBe(1);
     expect(extractor.extract({ message: 'Look at cheap-pills.com today' }).facts.links).toBe(1);
+  });
+
+  it('gives the word each message field opens with a feature of its own', () => {
+    const openings = (fields: Record<string, string>) => {
+      const f = extractor.extract(fields);
+      const out: string[] = [];
+      // A bigram-kind feature that spans one word is an opening; a pair of neighbours spans two.
+      for (let s = 0; s < f.count; s++) {
+        const text = f.texts[f.fields[s] as number] ?? '';
+        const span = text.slice(f.starts[s], f.ends[s]);
+        if (f.kinds[s] === KIND.bigram && !span.includes(' ')) out.push(span);
+      }
+      return out;
+    };
+    expect(openings({ message: 'Dear sir, buy now' })).toEqual(['dear']);
+    expect(openings({ subject: 'Hello there', message: 'Quick question about my order' })).toEqual(['hello', 'quick']);
+    // Name and email fields are read as role tokens, which have no pairs and no opening.
+    expect(openings({ name: 'Anna Berg', message: '  ...Thanks!' })).toEqual(['thanks']);
+    expect(new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, openingWords: false }).extract({ message: 'Dear sir' }).count)
+      .toBe(extractor.extract({ message: 'Dear sir' }).count - 1);
+  });
+
+  it('knows a disposable address in the email field however it is spelled', () => {
+    for (const email of ['tom@mailinator.com', 'tom(at)mailinator dot com', 'tom dot hall at mailinator dot com', 'tom at mailinator dot com', 'tom@mailinator dot com', 'tom [at] mailinator [dot] com', 'tom(at)mailinator(dot)com']) {
+      const f = extractor.extract({ email });
+      expect(f.structure, email).toContain('disposable-email');
+      expect(f.facts.disposableDomain, email).toBe('mailinator.com');
+      expect(f.facts.links, email).toBe(0);
+    }
+    expect(extractor.extract({ email: 'tom at acme dot com' }).structure).not.toContain('disposable-email');
+  });
+
+  it('reads "[dot]" and "(dot)" like " dot ": an address after "@" or "[at]", a link otherwise', () => {
+    for (const message of ['Write to tom [at] acme [dot] com', 'Write to tom(at)acme(dot)com', 'Write to tom@acme dot com']) {
+      const f = extractor.extract({ message });
+      expect(f.structure, message).toContain('email-in-text');
+      expect(f.facts.links, message).toBe(0);
+    }
+    const link = extractor.extract({ message: 'Cheap meds at cheap-pills [dot] com today' });
+    expect(link.structure).toContain('obfuscated-link');
+    expect(link.facts.links).toBe(1);
   });
 
   it('reads a missing space after a full stop as a sentence end, not a link', () => {
