@@ -55,7 +55,8 @@ describe('the spool', () => {
 });
 
 describe('labels:export', () => {
-  it('fsyncs the labels folder when it creates a file, before it acknowledges the labels in it', async () => {
+  /** Exports one fresh label into `labelsDir` and expects `tmp.dir` fsync'd before the label is acknowledged. */
+  async function expectSyncedBeforeAcknowledged(labelsDir: string): Promise<void> {
     const prefix = testPrefix('durable');
     prefixes.push(prefix);
     const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
@@ -64,23 +65,17 @@ describe('labels:export', () => {
     await store.label('acme', job.submissionId, 'spam', 'alice');
     const acknowledge = vi.spyOn(store, 'acknowledgeExported');
 
-    expect((await exportLabels(store, tmp.dir)).written).toBe(1);
+    expect((await exportLabels(store, labelsDir)).written).toBe(1);
     const dirSync = synced.mock.calls.findIndex(([d]) => d === tmp.dir);
     expect(dirSync).toBeGreaterThanOrEqual(0);
     expect(synced.mock.invocationCallOrder[dirSync]).toBeLessThan(acknowledge.mock.invocationCallOrder[0] ?? 0);
-  });
-  it('fsyncs the parent of a labels folder it creates, before acknowledging', async () => {
-    const prefix = testPrefix('durable');
-    prefixes.push(prefix);
-    const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
-    const job = fakeJob({ accountId: 'acme' });
-    await store.ingest(job);
-    await store.label('acme', job.submissionId, 'spam', 'alice');
-    const acknowledge = vi.spyOn(store, 'acknowledgeExported');
+  }
 
-    expect((await exportLabels(store, path.join(tmp.dir, 'labels'))).written).toBe(1);
-    const parentSync = synced.mock.calls.findIndex(([d]) => d === tmp.dir);
-    expect(parentSync).toBeGreaterThanOrEqual(0);
-    expect(synced.mock.invocationCallOrder[parentSync]).toBeLessThan(acknowledge.mock.invocationCallOrder[0] ?? 0);
+  it('fsyncs the labels folder when it creates a file, before it acknowledges the labels in it', async () => {
+    await expectSyncedBeforeAcknowledged(tmp.dir);
+  });
+
+  it('fsyncs the parent of a labels folder it creates, before acknowledging', async () => {
+    await expectSyncedBeforeAcknowledged(path.join(tmp.dir, 'labels'));
   });
 });
