@@ -38,12 +38,15 @@ export function surfaceText(f: Features, slot: number, span: Span): string {
   const text = f.texts[field] ?? '';
   const kind = f.kinds[slot];
   if (kind === KIND.domain || kind === KIND.emailDomain) {
-    const host = text.slice(span.start, span.end);
+    // A domain spelled to dodge filters ("site dot com", "site [dot] com", "site . com") is named as it resolves.
+    const host = text.slice(span.start, span.end).replace(SPELLED_DOT, '.');
     return host.includes('.') ? host : `.${host}`;
   }
   const s = text.slice(span.start, span.end).trim();
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
+
+const SPELLED_DOT = /\s+dot\s+|\s*\[dot\]\s*|\s*\(dot\)\s*|\s*\.\s*/g;
 
 const scratch: Span = { start: 0, end: 0 };
 

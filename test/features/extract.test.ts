@@ -130,6 +130,20 @@ describe('feature extraction', () => {
     expect(extractor.extract({ email: 'tom at acme dot com' }).structure).not.toContain('disposable-email');
   });
 
+  it('names a spelled-out domain as it resolves, for the reasoning to quote', () => {
+    const names = (fields: Record<string, string>, kind: number) => {
+      const f = extractor.extract(fields);
+      const out: string[] = [];
+      for (let s = 0; s < f.count; s++) if (f.kinds[s] === kind) out.push(surfaceOf(f, s));
+      return out;
+    };
+    for (const email of ['tom at mailinator dot com', 'tom [at] mailinator [dot] com', 'tom(at)mailinator(dot)com', 'tom@mailinator.com']) {
+      expect(names({ email }, KIND.emailDomain), email).toEqual(['mailinator.com', '.com']);
+    }
+    expect(names({ message: 'Cheap meds at cheap-pills dot com today' }, KIND.domain)).toEqual(['cheap-pills.com', '.com']);
+    expect(names({ message: 'see best-deals . ru now' }, KIND.domain)).toEqual(['best-deals.ru', '.ru']);
+  });
+
   it('reads "[dot]" and "(dot)" like " dot ": an address after "@" or "[at]", a link otherwise', () => {
     for (const message of ['Write to tom [at] acme [dot] com', 'Write to tom(at)acme(dot)com', 'Write to tom@acme dot com']) {
       const f = extractor.extract({ message });
