@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { featureSettingsSchema } from '../features/settings.ts';
 
 const binaryMetricsSchema = z.object({
   n: z.number().int().nonnegative(),
@@ -23,23 +24,6 @@ const evaluationSchema = z.object({
   ece: z.number(),
 });
 export type Evaluation = z.infer<typeof evaluationSchema>;
-
-const featureSettingsSchema = z.object({
-  revision: z.number().int(),
-  hashBits: z.number().int().min(10).max(24),
-  charNgramSizes: z.array(z.number().int().min(1).max(5)),
-  wordBigrams: z.boolean(),
-  charNgrams: z.boolean(),
-  roleTokens: z.boolean(),
-  structure: z.boolean(),
-  maxChars: z.number().int().positive(),
-  maxTokenLength: z.number().int().positive(),
-  obfuscatedLinks: z.boolean().optional(),
-  mostlyLinks: z.boolean().optional(),
-  openingWords: z.boolean().optional(),
-  normFloor: z.number().min(0).optional(),
-  // Strict: a setting this code does not know would be dropped and the model featurized differently.
-}).strict();
 
 /** models/<version>/manifest.json: everything needed to serve, trust and reproduce a model. */
 export const manifestSchema = z.object({

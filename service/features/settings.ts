@@ -1,30 +1,40 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 
-/** Everything that changes what the extractor emits; hashed into the feature version. */
-export interface FeatureSettings {
-  /** Bump when the extraction code changes meaning without a settings change. */
-  readonly revision: number;
-  /** Feature space is 2^hashBits buckets (hashing trick). */
-  readonly hashBits: number;
-  /** Sizes from 1 to 5. */
-  readonly charNgramSizes: readonly number[];
-  readonly wordBigrams: boolean;
-  readonly charNgrams: boolean;
-  readonly roleTokens: boolean;
-  readonly structure: boolean;
-  /** Text beyond this many characters per submission is not featurized (bounded cost per request). */
-  readonly maxChars: number;
-  /** Tokens longer than this become a shape token. */
-  readonly maxTokenLength: number;
-  /** Links spelled to dodge filters ("site. com", "site dot com") count as links; optional so older manifests keep their version. */
-  readonly obfuscatedLinks?: boolean;
-  /** A message that is little more than its links gets a structure feature of its own; optional like obfuscatedLinks. */
-  readonly mostlyLinks?: boolean;
-  /** The first word of each message field is a feature of its own as well; optional like obfuscatedLinks. */
-  readonly openingWords?: boolean;
-  /** Each group is scaled to length 1/sqrt(max(sum of squares, normFloor)): a short text speaks less loudly. */
-  readonly normFloor?: number;
-}
+/**
+ * Everything that changes what the extractor emits; hashed into the feature version. The one definition: the type
+ * below and the manifest's featureSettings are both this schema.
+ */
+export const featureSettingsSchema = z
+  .object({
+    /** Bump when the extraction code changes meaning without a settings change. */
+    revision: z.number().int(),
+    /** Feature space is 2^hashBits buckets (hashing trick). */
+    hashBits: z.number().int().min(10).max(24),
+    /** Sizes from 1 to 5. */
+    charNgramSizes: z.array(z.number().int().min(1).max(5)).readonly(),
+    wordBigrams: z.boolean(),
+    charNgrams: z.boolean(),
+    roleTokens: z.boolean(),
+    structure: z.boolean(),
+    /** Text beyond this many characters per submission is not featurized (bounded cost per request). */
+    maxChars: z.number().int().positive(),
+    /** Tokens longer than this become a shape token. */
+    maxTokenLength: z.number().int().positive(),
+    /** Links spelled to dodge filters ("site. com", "site dot com") count as links; optional so older manifests keep their version. */
+    obfuscatedLinks: z.boolean().optional(),
+    /** A message that is little more than its links gets a structure feature of its own; optional like obfuscatedLinks. */
+    mostlyLinks: z.boolean().optional(),
+    /** The first word of each message field is a feature of its own as well; optional like obfuscatedLinks. */
+    openingWords: z.boolean().optional(),
+    /** Each group is scaled to length 1/sqrt(max(sum of squares, normFloor)): a short text speaks less loudly. */
+    normFloor: z.number().min(0).optional(),
+  })
+  // Strict: a setting this code does not know would be dropped and the model featurized differently.
+  .strict()
+  .readonly();
+
+export type FeatureSettings = z.infer<typeof featureSettingsSchema>;
 
 export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
   revision: 9,
