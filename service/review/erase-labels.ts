@@ -1,9 +1,10 @@
-import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { lockLabelsDir } from './export-labels.ts';
 import { readLabelsFile, type LabelsFileLine } from './labels-file.ts';
 import { erasableLineSchema, type ErasableLine } from './records.ts';
 import type { ErasedAccount, ErasedSubmission, ReviewStore } from './store.ts';
+import { replaceFile } from '../fs/replace-file.ts';
 import { syncDir } from '../fs/sync-dir.ts';
 
 /** Whose lines to erase: a line goes when it matches any of them. */
@@ -164,18 +165,10 @@ async function replace(dir: string, name: string, lines: readonly string[]): Pro
   const file = path.join(dir, name);
   if (lines.length === 0) {
     await unlink(file);
-  } else {
-    const temp = path.join(dir, `.${name}${TEMP_SUFFIX}`);
-    const { mode } = await stat(file);
-    const handle = await open(temp, 'w', mode & 0o777);
-    try {
-      await handle.write(lines.map((l) => `${l}\n`).join(''));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
+    // The unlink is durable once the folder is.
+    await syncDir(dir);
+    return;
   }
-  // The rename (or the unlink) is durable once the folder is.
-  await syncDir(dir);
+  const { mode } = await stat(file);
+  await replaceFile(file, lines.map((l) => `${l}\n`).join(''), path.join(dir, `.${name}${TEMP_SUFFIX}`), mode & 0o777);
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
 import { makeDir } from '../fs/make-dir.ts';
+import { replaceFile } from '../fs/replace-file.ts';
 import { syncDir } from '../fs/sync-dir.ts';
 
 const ACTIVE = 'review-spool.jsonl';
@@ -112,7 +113,8 @@ export class ReviewSpool {
         await send(job);
         sent++;
       } catch (err) {
-        await this.#locked(() => rewrite(full, lines.slice(i)));
+        // Until its folder is synced, a crash could bring back the file as it was, with the lines already sent.
+        await this.#locked(() => replaceFile(full, lines.slice(i).map((l) => `${l}\n`).join(''), `${full}.tmp`, 0o600));
         this.#log.warn({ err: (err as Error).message, sent, left: lines.length - i }, 'review spool: drain paused, Redis not answering');
         return { sent, skipped, done: false };
       }
@@ -171,19 +173,4 @@ function parseLine(line: string): ReviewJob | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Replaces a file's content atomically and durably. */
-async function rewrite(file: string, lines: readonly string[]): Promise<void> {
-  const tmp = `${file}.tmp`;
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.write(lines.map((l) => `${l}\n`).join(''));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
-  // Until the folder is synced, a crash can bring back the file as it was, with the lines already sent.
-  await syncDir(path.dirname(file));
 }

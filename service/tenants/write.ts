@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDir } from '../fs/make-dir.ts';
-import { syncDir } from '../fs/sync-dir.ts';
+import { replaceFile } from '../fs/replace-file.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';
 
@@ -16,14 +15,5 @@ export async function writeTenants(file: string, data: TenantsFile): Promise<voi
   // add-account may create the file, and then its folder: `tenants/` is not in a fresh clone.
   await makeDir(path.dirname(file), 0o700);
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w', 0o600);
-  try {
-    await handle.writeFile(text);
-    // Before the rename: else a crash could leave the new name on a file whose content never reached the disk.
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
-  await syncDir(path.dirname(file));
+  await replaceFile(file, text, tmp, 0o600);
 }
