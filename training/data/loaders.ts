@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
-import { WithdrawalSet } from '../../service/review/withdrawal-match.ts';
+import { WithdrawalSet, type WithdrawalRef } from '../../service/review/withdrawal-match.ts';
 import { decodeHtmlText } from './html-text.ts';
 import { exportedLabelSchema, exportedWithdrawalSchema, formRecordSchema, recordLineSchema, type LabelledRecord } from './record.ts';
 
@@ -65,14 +65,10 @@ function labelLineKind(raw: unknown): 'label' | 'withdrawal' | undefined {
 }
 
 /**
- * An exported label that a moderator undid, not trained on: of the label records of `id` (label:<submissionId>), the
- * one with this labelId, or (older lines) those of this labelledAt, as withdrawal-match.ts says.
+ * An exported label that a moderator undid, not trained on: which label records it takes back is withdrawal-match.ts's
+ * rule, with `submissionId` the records' id (label:<submissionId>).
  */
-export interface Withdrawal {
-  readonly id: string;
-  readonly labelledAt: string;
-  readonly labelId?: string | undefined;
-}
+export type Withdrawal = WithdrawalRef;
 
 /** What one file holds: its records, and the moderators' labels it withdraws (labels files only). */
 export interface LabelledFile {
@@ -88,7 +84,7 @@ export interface LabelledFile {
 export function withoutWithdrawn(records: readonly LabelledRecord[], withdrawals: readonly Withdrawal[]): LabelledRecord[] {
   if (withdrawals.length === 0) return [...records];
   const gone = new WithdrawalSet();
-  for (const w of withdrawals) gone.add({ submissionId: w.id, withdrawn: w.labelledAt, labelId: w.labelId });
+  for (const w of withdrawals) gone.add(w);
   return records.filter((r) => r.labelledAt === undefined || !gone.takesBack({ submissionId: r.id, labelledAt: r.labelledAt, labelId: r.labelId }));
 }
 
@@ -111,7 +107,7 @@ export function readJsonl(file: string, source: string): LabelledFile {
     if (kind === 'withdrawal') {
       const withdrawal = exportedWithdrawalSchema.safeParse(raw);
       if (!withdrawal.success) throw new DataError(`${file}: line ${i + 1}: ${describeIssue(withdrawal.error.issues[0], raw)}`);
-      withdrawals.push({ id: `label:${withdrawal.data.submissionId}`, labelledAt: withdrawal.data.withdrawn, labelId: withdrawal.data.labelId });
+      withdrawals.push({ submissionId: `label:${withdrawal.data.submissionId}`, withdrawn: withdrawal.data.withdrawn, labelId: withdrawal.data.labelId });
       return;
     }
     if (kind === 'label') {
