@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataError, loadDataDir, loadLabelledFile } from '../../training/data/loaders.ts';
+import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor } from '../../service/features/index.ts';
 
 const SUBMISSION = '0b8f6a52-4c1e-4d8e-9a57-2f3c1d9e7b10';
 const GOOD_LABEL = { submissionId: SUBMISSION, formId: 'contact', label: 'spam', fields: { message: 'cheap backlinks' }, labelledAt: '2026-11-20T09:00:00.000Z' };
@@ -92,5 +93,37 @@ describe('a CSV file csv-parse cannot read', () => {
     const file = path.join(root, 'youtube/broken.csv');
     expect(() => loadDataDir(root)).toThrow(DataError);
     expect(() => loadDataDir(root)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: Quote Not Closed: .* at line 3 `));
+  });
+});
+
+describe('a YouTube comment as the export renders it', () => {
+  const rows = [
+    'COMMENT_ID,AUTHOR,DATE,CONTENT,CLASS',
+    // YouTube wrapped the timestamp and the link the commenter typed in anchors; the commenter typed neither tag.
+    '1,a,2014,"best part <a href=""http://www.youtube.com/watch?v=KQ6zr6kCPj8&amp;t=2m19s"">2:19</a>",0',
+    '2,b,2014,"my song <a href=""https://soundcloud.com/x/y"">https://soundcloud.com/x/y</a><br />sub!",1',
+    '3,c,2014,"I typed &lt;a href=&quot;http://x.example&quot;&gt;this&lt;/a&gt; &lt;3",1',
+    '4,d,2014,"<a href=""https://plus.google.com/s/%23RapGod"">#RapGod</a> subscribe to <span class=""proflinkWrapper""><span class=""proflinkPrefix"">+</span><a class=""proflink"" href=""https://plus.google.com/1049"">SuperMarioLogan</a></span> <b>1B</b>",1',
+  ];
+
+  it('keeps what the commenter typed: the timestamp, the link as plain text, a hashtag and a mention, escaped markup as markup', () => {
+    const root = dataDir({ 'youtube/Youtube01-Test.csv': rows });
+    expect(loadDataDir(root).records.map((r) => r.fields.comment)).toEqual([
+      'best part 2:19',
+      'my song https://soundcloud.com/x/y\nsub!',
+      'I typed <a href="http://x.example">this</a> <3',
+      '#RapGod subscribe to +SuperMarioLogan 1B',
+    ]);
+  });
+
+  it('gives a timestamp or a hashtag no link and YouTube\'s own link no markup-link feature', () => {
+    const root = dataDir({ 'youtube/Youtube01-Test.csv': rows });
+    const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
+    const [stamp, link, typed, tags] = loadDataDir(root).records.map((r) => [...extractor.extract(r.fields).structure]);
+    expect(tags).toContain('links=0');
+    expect(stamp).toContain('links=0');
+    expect(link).toContain('links=1');
+    expect(link).not.toContain('markup-link');
+    expect(typed).toContain('markup-link');
   });
 });

@@ -1,12 +1,16 @@
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
 
 /**
- * YouTube exported comments with HTML entities and <br /> tags; a person typed the decoded text.
- * Link markup (<a href>) is kept: it is what the comment carried and what link-dropping spam looks like.
+ * YouTube exported comments as its rendered HTML: entities, <br /> for line breaks, and tags around what the
+ * commenter typed: an <a href> around every link, timestamp ("3:40") and hashtag, a <span> around a "+name"
+ * mention, <b> for *bold*. YouTube made every tag (a "<" the commenter typed is escaped, &lt;), so each tag goes and
+ * its text stays: a typed link still counts as a link, but it, a timestamp or a hashtag never reads as HTML link
+ * markup, a strong sign of spam in a form, and escaped markup a commenter typed survives as markup.
  */
 export function decodeHtmlText(s: string): string {
   return s
     .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/?[a-z][^<>]*>/gi, '')
     .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (m, name: string) => {
       const lower = name.toLowerCase();
       if (lower.startsWith('#x')) return safeCodePoint(parseInt(lower.slice(2), 16)) ?? m;
