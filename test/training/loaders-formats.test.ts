@@ -127,3 +127,14 @@ describe('a YouTube comment as the export renders it', () => {
     expect(typed).toContain('markup-link');
   });
 });
+
+describe('a file that starts with a UTF-8 byte-order mark (as Windows editors save it)', () => {
+  it.each([
+    ['sms/bom.tsv', ['\uFEFFspam\tWIN a prize! Text WIN to 80080', 'ham\tsee you at 8']],
+    ['forms/bom.jsonl', [`\uFEFF${JSON.stringify({ id: 'r1', label: 'spam', fields: { message: 'cheap backlinks' } })}`, JSON.stringify({ id: 'r2', label: 'legitimate', fields: { message: 'is the workshop still open?' } })]],
+    ['youtube/bom.csv', ['\uFEFFDATE,CONTENT,CLASS', '2014,check my channel,1', '2014,great song,0']],
+  ])('%s: reads its first line like any other', (name, lines) => {
+    const root = dataDir({ [name]: lines });
+    expect(loadLabelledFile(path.join(root, name)).map((r) => r.label)).toEqual(['spam', 'legitimate']);
+  });
+});

@@ -13,6 +13,11 @@ export class DataError extends Error {
   override name = 'DataError';
 }
 
+/** A text file's lines; a leading UTF-8 byte-order mark (Windows editors write one) is not part of the first line. */
+function readLines(file: string): string[] {
+  return readFileSync(file, 'utf8').replace(/^\uFEFF/, '').split(/\r?\n/);
+}
+
 /** YouTube Spam Collection CSV (DATE?, CONTENT, CLASS 1 = spam). */
 export function loadYoutubeCsv(file: string, source = 'youtube'): LabelledRecord[] {
   let rows: Record<string, string>[];
@@ -33,7 +38,7 @@ export function loadYoutubeCsv(file: string, source = 'youtube'): LabelledRecord
 /** SMS Spam Collection: `ham|spam<TAB>text` a line. */
 export function loadSmsTsv(file: string, source = 'sms'): LabelledRecord[] {
   const out: LabelledRecord[] = [];
-  readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
+  readLines(file).forEach((line, i) => {
     if (line.trim() === '') return;
     const tab = line.indexOf('\t');
     const tag = line.slice(0, tab);
@@ -95,7 +100,7 @@ export function withoutWithdrawn(records: readonly LabelledRecord[], withdrawals
 export function readJsonl(file: string, source: string): LabelledFile {
   const out: LabelledRecord[] = [];
   const withdrawals: Withdrawal[] = [];
-  readFileSync(file, 'utf8').split(/\r?\n/).forEach((line, i) => {
+  readLines(file).forEach((line, i) => {
     if (line.trim() === '') return;
     let raw: unknown;
     try {
