@@ -83,7 +83,9 @@ describe('file extensions', () => {
   it('lists every accepted extension when a file has none of them', () => {
     const root = dataDir({ 'forms/notes.md': ['# notes'] });
     const file = path.join(root, 'forms/notes.md');
-    expect(() => loadLabelledFile(file)).toThrow(`${file}: unknown format (expected .csv, .tsv, .txt, .jsonl or .ndjson)`);
+    expect(() => loadLabelledFile(file)).toThrow(
+      `${file}: unknown format (expected .csv, .tsv, .txt, .jsonl or .ndjson, or a first line that is "ham|spam<TAB>text", a JSON record or a CSV header with CONTENT and CLASS)`,
+    );
   });
 });
 
@@ -136,5 +138,40 @@ describe('a file that starts with a UTF-8 byte-order mark (as Windows editors sa
   ])('%s: reads its first line like any other', (name, lines) => {
     const root = dataDir({ [name]: lines });
     expect(loadLabelledFile(path.join(root, name)).map((r) => r.label)).toEqual(['spam', 'legitimate']);
+  });
+});
+
+describe('a file without a known extension (the UCI\'s own SMS file is named SMSSpamCollection)', () => {
+  const fixtures = path.join(import.meta.dirname, '../fixtures/training/formats');
+
+  it.each([
+    ['SMSSpamCollection', ['legitimate', 'spam', 'legitimate', 'spam', 'legitimate']],
+    ['Youtube01-comments', ['spam', 'legitimate', 'spam']],
+    ['records', ['spam', 'legitimate']],
+  ])('%s: is read by its first line, its name is its source', (name, labels) => {
+    const records = loadLabelledFile(path.join(fixtures, name));
+    expect(records.map((r) => r.label)).toEqual(labels);
+    expect(new Set(records.map((r) => r.source))).toEqual(new Set([name]));
+  });
+
+  it('keeps the SMS text whole and the CSV comment\'s line break', () => {
+    expect(loadLabelledFile(path.join(fixtures, 'SMSSpamCollection'))[1]?.fields).toEqual({ message: 'URGENT! You have won a 900 prize. Call 09061700000 now to claim, T&C apply' });
+    expect(loadLabelledFile(path.join(fixtures, 'Youtube01-comments'))[1]?.fields).toEqual({ comment: 'This song never gets old,\nstill love it' });
+  });
+
+  it('is read the same with another extension (SMSSpamCollection.test)', () => {
+    const root = dataDir({ 'sms/SMSSpamCollection.test': ['ham\tsee you at 8', 'spam\tWIN a prize! Text WIN to 80080'] });
+    expect(loadLabelledFile(path.join(root, 'sms/SMSSpamCollection.test')).map((r) => [r.source, r.label])).toEqual([['SMSSpamCollection', 'legitimate'], ['SMSSpamCollection', 'spam']]);
+  });
+
+  it.each([['notes', ['# notes']], ['empty', []]])('%s: neither format is still an unknown format', (name, lines) => {
+    const root = dataDir({ [`forms/${name}`]: lines });
+    const file = path.join(root, `forms/${name}`);
+    expect(() => loadLabelledFile(file)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown format \\(expected \\.csv, \\.tsv, \\.txt, \\.jsonl or \\.ndjson`));
+  });
+
+  it('is not read from a data folder, which keeps its notes in files such as readme', () => {
+    const root = dataDir({ 'sms/readme': ['spam\tnot a record'], 'sms/a.tsv': ['ham\tsee you at 8'] });
+    expect(loadDataDir(root).records).toHaveLength(1);
   });
 });

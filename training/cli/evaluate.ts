@@ -10,7 +10,8 @@ import { evaluate } from '../model/metrics.ts';
 
 const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...] [--json]
 Scores labelled files (JSON Lines of records or form records (.jsonl, .ndjson), the YouTube CSV format (.csv),
-the SMS TSV format (.tsv, .txt)) with a model and prints precision, recall, F1, false-positive rate, ROC-AUC and
+the SMS TSV format (.tsv, .txt); a file with no such extension, like the UCI's SMSSpamCollection, by its first
+line) with a model and prints precision, recall, F1, false-positive rate, ROC-AUC and
 calibration error per source (a file's name is its source); n/a where a figure is undefined (no spam, no
 legitimate records, nothing flagged). --json prints the same figures as JSON.`;
 

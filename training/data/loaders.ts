@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
@@ -173,9 +173,36 @@ export function readLabelledFile(file: string, source?: string): LabelledFile {
   if (!existsSync(file)) throw new DataError(`data file not found: ${file}`);
   if (statSync(file).isDirectory()) throw new DataError(`${file} is a directory, not a data file: give each file in it with its own --data`);
   const ext = path.extname(file).toLowerCase();
-  const read = READERS[ext];
-  if (!read) throw new DataError(`${file}: unknown format (expected ${listExtensions(Object.keys(READERS))})`);
+  const read = READERS[ext] ?? readerByFirstLine(file);
+  if (!read) {
+    throw new DataError(
+      `${file}: unknown format (expected ${listExtensions(Object.keys(READERS))}, or a first line that is "ham|spam<TAB>text", a JSON record or a CSV header with CONTENT and CLASS)`,
+    );
+  }
   return read(file, source ?? path.basename(file, path.extname(file)));
+}
+
+/**
+ * The reader for a file whose extension names no format, by its first non-empty line: the UCI's own SMS file is
+ * `SMSSpamCollection`, with no extension. A CSV is recognized by its header, a JSON Lines file by a line that opens
+ * an object.
+ */
+function readerByFirstLine(file: string): ((file: string, source: string) => LabelledFile) | undefined {
+  const fd = openSync(file, 'r');
+  let head: string;
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const first = head.replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim() !== '');
+  if (first === undefined) return undefined;
+  if (/^(ham|spam)\t/.test(first)) return READERS['.tsv'];
+  if (first.trimStart().startsWith('{')) return READERS['.jsonl'];
+  const columns = first.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+  if (columns.includes('CONTENT') && columns.includes('CLASS')) return READERS['.csv'];
+  return undefined;
 }
 
 /** Any labelled file's records, without the labels its own withdrawal lines take back. */

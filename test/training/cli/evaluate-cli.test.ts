@@ -101,3 +101,12 @@ describe('npm run evaluate --model and --data paths', () => {
     expect(r.stderr.trim()).toBe(`evaluate: ${path.join(broken, 'weights.bin')} is missing (model.json lists it)`);
   }, 60_000);
 });
+
+describe('npm run evaluate on the UCI SMS file under its own name (no extension)', () => {
+  it('scores it as the SMS TSV format', async () => {
+    const r = await evaluate(['--model', bundledModel, '--data', 'test/fixtures/training/formats/SMSSpamCollection']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').find((l) => l.startsWith('SMSSpamCollection'))).toMatch(/^SMSSpamCollection\s+5\s+2\s/);
+  }, 60_000);
+});
