@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { initBackend } from '../../training/model/backend.ts';
 import { predictReference } from '../../training/model/linear-model.ts';
 import { loadReferenceModel } from '../../training/model/load-reference.ts';
 import { DataError, loadDataDir } from '../../training/data/loaders.ts';
+import { ModelExistsError } from '../../training/model/export.ts';
 
 const out = mkdtempSync(path.join(tmpdir(), 'formguard-train-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -79,6 +80,26 @@ describe('npm run train on a small fixture', () => {
     expect(b.manifest.metrics).toEqual(a.manifest.metrics);
     expect(b.manifest.threshold).toBe(a.manifest.threshold);
     expect(readFileSync(path.join(b.dir, 'weights.bin')).equals(readFileSync(path.join(a.dir, 'weights.bin')))).toBe(true);
+  });
+});
+
+describe('the export', () => {
+  it('leaves only the finished version folder, and never writes over a model of the same version', async () => {
+    const models = mkdtempSync(path.join(tmpdir(), 'formguard-export-'));
+    try {
+      const now = new Date('2026-01-02T03:04:09Z');
+      // A folder a crashed export of this version left behind: the service never lists it, the next export clears it.
+      mkdirSync(path.join(models, '.20260102-030409.partial'));
+      writeFileSync(path.join(models, '.20260102-030409.partial', 'weights.bin'), 'torn');
+      const { dir } = await runTraining({ ...options, outDir: models, now });
+      expect(readdirSync(models)).toEqual(['20260102-030409']);
+      const weights = readFileSync(path.join(dir, 'weights.bin'));
+      await expect(runTraining({ ...options, outDir: models, seed: 4, now })).rejects.toBeInstanceOf(ModelExistsError);
+      expect(readFileSync(path.join(dir, 'weights.bin')).equals(weights)).toBe(true);
+      expect(readdirSync(models)).toEqual(['20260102-030409']);
+    } finally {
+      rmSync(models, { recursive: true, force: true });
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { parseFlags, UsageError } from '../../service/cli/usage.ts';
 import { DataError } from '../data/loaders.ts';
 import { BACKENDS, BackendError, isBackendName, type BackendName } from '../model/backend.ts';
+import { ModelExistsError } from '../model/export.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
@@ -111,7 +112,7 @@ run(process.argv.slice(2)).catch((e: unknown) => {
     console.error(`train: ${e.message}\n\n${HELP}`);
     process.exit(2);
   }
-  if (e instanceof DataError || e instanceof BackendError) {
+  if (e instanceof DataError || e instanceof BackendError || e instanceof ModelExistsError) {
     console.error(`train: ${e.message}`);
     process.exit(2);
   }

@@ -1,13 +1,21 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { makeDir } from '../../service/fs/make-dir.ts';
+import { syncDir } from '../../service/fs/sync-dir.ts';
 import { tf } from './backend.ts';
 import { manifestSchema, type Manifest } from '../../service/classifier/manifest.ts';
 import type { HashedWeights } from '../../service/classifier/hashed-weights.ts';
 import { LAYER_NAMES } from './linear-model.ts';
 
+export class ModelExistsError extends Error {
+  override name = 'ModelExistsError';
+}
+
 /**
  * Writes model.json + weights.bin (the TF.js layers format), manifest.json and report.md. The hashed layer
  * goes out as its uint8 table with TF.js quantization metadata; `model` must hold its dequantized values.
+ * The files are written and fsync'd in a hidden `.<version>.partial` folder that is then renamed to `dir`: the
+ * service loads the newest version, so a crash or a full disk mid-export must not leave a half-written one there.
  */
 export async function exportModel(
   dir: string,
@@ -17,7 +25,13 @@ export async function exportModel(
   hashed: HashedWeights & { readonly table: Uint8Array },
 ): Promise<void> {
   const valid = manifestSchema.parse(manifest);
-  mkdirSync(dir, { recursive: true });
+  if (await stat(dir).catch(() => null)) throw new ModelExistsError(`${dir} already exists: not overwriting a model`);
+  const parent = path.dirname(dir);
+  const partial = path.join(parent, `.${path.basename(dir)}.partial`);
+  await makeDir(parent);
+  // What a crashed export of this version left behind.
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial);
   await model.save(
     tf.io.withSaveHandler(async (artifacts) => {
       const data = artifacts.weightData;
@@ -38,7 +52,7 @@ export async function exportModel(
       }
       if (!specs.some((s) => s.quantization)) throw new Error(`the model has no ${LAYER_NAMES.weights}/embeddings weight to quantize`);
       const bytes = Buffer.concat(parts);
-      writeFileSync(path.join(dir, 'weights.bin'), bytes);
+      await writeDurably(path.join(partial, 'weights.bin'), bytes);
       const modelJson = {
         format: 'layers-model',
         generatedBy: `TensorFlow.js tfjs-layers v${tf.version.tfjs}`,
@@ -46,10 +60,23 @@ export async function exportModel(
         modelTopology: artifacts.modelTopology,
         weightsManifest: [{ paths: ['weights.bin'], weights: specs }],
       };
-      writeFileSync(path.join(dir, 'model.json'), JSON.stringify(modelJson));
+      await writeDurably(path.join(partial, 'model.json'), JSON.stringify(modelJson));
       return { modelArtifactsInfo: { dateSaved: new Date(), modelTopologyType: 'JSON', weightDataBytes: bytes.length } };
     }),
   );
-  writeFileSync(path.join(dir, 'manifest.json'), `${JSON.stringify(valid, null, 2)}\n`);
-  writeFileSync(path.join(dir, 'report.md'), report);
+  await writeDurably(path.join(partial, 'manifest.json'), `${JSON.stringify(valid, null, 2)}\n`);
+  await writeDurably(path.join(partial, 'report.md'), report);
+  await syncDir(partial);
+  await rename(partial, dir);
+  await syncDir(parent);
+}
+
+async function writeDurably(file: string, data: string | Uint8Array): Promise<void> {
+  const handle = await open(file, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
