@@ -32,6 +32,24 @@ export async function exportModel(
   // What a crashed export of this version left behind.
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial);
+  try {
+    await writeModel(partial, model, valid, report, hashed);
+  } catch (err) {
+    // A failed export (a full disk, say) leaves nothing behind; only a crash can, and the next export clears it.
+    await rm(partial, { recursive: true, force: true });
+    throw err;
+  }
+  await rename(partial, dir);
+  await syncDir(parent);
+}
+
+async function writeModel(
+  partial: string,
+  model: tf.LayersModel,
+  valid: Manifest,
+  report: string,
+  hashed: HashedWeights & { readonly table: Uint8Array },
+): Promise<void> {
   await model.save(
     tf.io.withSaveHandler(async (artifacts) => {
       const data = artifacts.weightData;
@@ -67,8 +85,6 @@ export async function exportModel(
   await writeDurably(path.join(partial, 'manifest.json'), `${JSON.stringify(valid, null, 2)}\n`);
   await writeDurably(path.join(partial, 'report.md'), report);
   await syncDir(partial);
-  await rename(partial, dir);
-  await syncDir(parent);
 }
 
 async function writeDurably(file: string, data: string | Uint8Array): Promise<void> {
