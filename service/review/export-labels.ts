@@ -1,4 +1,4 @@
-import { open, readdir, readFile, truncate, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -252,8 +252,19 @@ async function alreadyExported(dir: string): Promise<InFiles> {
   }
   // A torn last line is a crash mid-write: its label (or withdrawal) was never acknowledged, so it is written again in
   // full, and the fragment would stop `npm run train` (not valid JSON) until someone edited a file of personal data.
-  for (const { file, keep } of tornTails) await truncate(file, keep);
+  for (const { file, keep } of tornTails) await truncateDurably(file, keep);
   return found;
+}
+
+/** Cut a torn tail, fsync'd: else a crash could bring the fragment back behind lines appended to another file. */
+async function truncateDurably(file: string, keep: number): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.truncate(keep);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 async function appendDurably(file: string, lines: readonly string[]): Promise<void> {
