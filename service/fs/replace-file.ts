@@ -1,6 +1,7 @@
-import { open, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import { syncDir } from './sync-dir.ts';
+import { withSyncedFile } from './synced-file.ts';
 
 /**
  * Replaces `file` with `text` atomically and durably: written to `temp` (a name in the same folder, so the rename is
@@ -8,14 +9,8 @@ import { syncDir } from './sync-dir.ts';
  * half of one, and a crash after this returns cannot bring the old one back.
  */
 export async function replaceFile(file: string, text: string, temp: string, mode: number): Promise<void> {
-  const handle = await open(temp, 'w', mode);
-  try {
-    await handle.writeFile(text);
-    // Before the rename: else a crash could leave the new name on a file whose content never reached the disk.
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  // Synced before the rename: else a crash could leave the new name on a file whose content never reached the disk.
+  await withSyncedFile(temp, 'w', mode, (handle) => handle.writeFile(text));
   await rename(temp, file);
   await syncDir(path.dirname(file));
 }

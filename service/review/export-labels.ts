@@ -14,6 +14,7 @@ import {
 import { readLabelsFile } from './labels-file.ts';
 import { makeDir } from '../fs/make-dir.ts';
 import { syncDir } from '../fs/sync-dir.ts';
+import { withSyncedFile } from '../fs/synced-file.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
 import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
 
@@ -257,20 +258,13 @@ async function alreadyExported(dir: string): Promise<InFiles> {
 }
 
 /** Cut a torn tail, fsync'd: else a crash could bring the fragment back behind lines appended to another file. */
-async function truncateDurably(file: string, keep: number): Promise<void> {
-  const handle = await open(file, 'r+');
-  try {
-    await handle.truncate(keep);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+function truncateDurably(file: string, keep: number): Promise<void> {
+  return withSyncedFile(file, 'r+', undefined, (handle) => handle.truncate(keep));
 }
 
 async function appendDurably(file: string, lines: readonly string[]): Promise<void> {
-  const handle = await open(file, 'a+', 0o600);
-  let created: boolean;
-  try {
+  let created = false;
+  await withSyncedFile(file, 'a+', 0o600, async (handle) => {
     // After a crash mid-line, start on a fresh line rather than glue onto the torn one.
     const { size } = await handle.stat();
     created = size === 0;
@@ -281,10 +275,7 @@ async function appendDurably(file: string, lines: readonly string[]): Promise<vo
       if (last[0] !== 0x0a) lead = '\n';
     }
     await handle.write(lead + lines.map((l) => `${l}\n`).join(''));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  });
   // A new file is durable only once its name in the folder is; its labels are acknowledged (never written again) next.
   if (created) await syncDir(path.dirname(file));
 }

@@ -1,4 +1,4 @@
-import { open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
 import { makeDir } from '../fs/make-dir.ts';
 import { replaceFile } from '../fs/replace-file.ts';
 import { syncDir } from '../fs/sync-dir.ts';
+import { withSyncedFile } from '../fs/synced-file.ts';
 
 const ACTIVE = 'review-spool.jsonl';
 const DRAINING = /^review-spool\.[0-9a-z-]+\.draining\.jsonl$/;
@@ -45,15 +46,11 @@ export class ReviewSpool {
       const size = Buffer.byteLength(line);
       const used = await this.#used();
       if (used + size > this.#maxBytes) return false;
-      const handle = await open(path.join(this.#dir, ACTIVE), 'a', 0o600);
-      let created: boolean;
-      try {
+      let created = false;
+      await withSyncedFile(path.join(this.#dir, ACTIVE), 'a', 0o600, async (handle) => {
         created = (await handle.stat()).size === 0;
         await handle.write(line);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      });
       // A new active file is durable only once its name in the folder is: else a crash could take it, and this job.
       if (created) await syncDir(this.#dir);
       this.#bytes = used + size;

@@ -1,7 +1,8 @@
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDir } from '../../service/fs/make-dir.ts';
 import { syncDir } from '../../service/fs/sync-dir.ts';
+import { withSyncedFile } from '../../service/fs/synced-file.ts';
 import { tf } from './backend.ts';
 import { manifestSchema, type Manifest } from '../../service/classifier/manifest.ts';
 import type { HashedWeights } from '../../service/classifier/hashed-weights.ts';
@@ -87,12 +88,6 @@ async function writeModel(
   await syncDir(partial);
 }
 
-async function writeDurably(file: string, data: string | Uint8Array): Promise<void> {
-  const handle = await open(file, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+function writeDurably(file: string, data: string | Uint8Array): Promise<void> {
+  return withSyncedFile(file, 'w', undefined, (handle) => handle.writeFile(data));
 }
