@@ -1,5 +1,5 @@
 import { CHAR_CLASS, hasNoSpaceChar, SEP } from './char-class.ts';
-import { STRUCTURE_FIELD, type Features } from './extract.ts';
+import { BRACKETED_DOTS, STRUCTURE_FIELD, type Features } from './extract.ts';
 import { KIND } from './kinds.ts';
 
 /** The stretch of a field's text that names a feature: [start, end) in `f.texts[field]`. */
@@ -46,7 +46,11 @@ export function surfaceText(f: Features, slot: number, span: Span): string {
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 }
 
-const SPELLED_DOT = /\s+dot\s+|\s*\[dot\]\s*|\s*\(dot\)\s*|\s*\.\s*/g;
+// The separators extract.ts reads as a dot: " dot ", its bracketed spellings, and a dot with spaces around it.
+const SPELLED_DOT = new RegExp(
+  ['\\s+dot\\s+', ...BRACKETED_DOTS.map((d) => `\\s*${d.replace(/[[\]()]/g, '\\$&')}\\s*`), '\\s*\\.\\s*'].join('|'),
+  'g',
+);
 
 const scratch: Span = { start: 0, end: 0 };
 

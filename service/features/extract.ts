@@ -432,15 +432,18 @@ export class FeatureExtractor {
     if (!tlds.has(lower.slice(b, te))) return;
     const f = this.facts;
     if (role === 'email') {
-      // An email field holds an address however it is spelled ("tom at mailinator dot com"): a domain, never a link.
-      this.spelledEmailDomain(lower, hs, a, b, te, fi, role);
+      // An email field holds an address however it is spelled ("tom at mailinator dot com"): a domain, never a link,
+      // checked against the disposable list as emailDomain checks a plain one.
+      const domain = `${lower.slice(hs, a)}.${lower.slice(b, te)}`;
+      if (DISPOSABLE_EMAIL_DOMAINS.has(domain)) f.disposableDomain = domain;
+      this.spelledEmailDomain(lower, hs, a, b, te, fi);
       return;
     }
     if (!counted && (lower.charCodeAt(hs - 1) === 0x40 || spelledAt(lower, hs))) {
       // "tom dot hall at outlook dot com": an address spelled out so that harvesters miss it, not a link.
       if (role === 'name') f.emailsInName++;
       else f.emailsInText++;
-      this.spelledEmailDomain(lower, hs, a, b, te, fi, role);
+      this.spelledEmailDomain(lower, hs, a, b, te, fi);
       return;
     }
     if (role === 'name') f.linksInName += counted ? 0 : 1;
@@ -455,12 +458,7 @@ export class FeatureExtractor {
   }
 
   /** The domain of an address spelled out as host [hs, a), separator [a, b), top-level domain [b, te). */
-  private spelledEmailDomain(lower: string, hs: number, a: number, b: number, te: number, fi: number, role: FieldRole): void {
-    // Only the email field's address is checked, as emailDomain does for a plain one.
-    if (role === 'email') {
-      const domain = `${lower.slice(hs, a)}.${lower.slice(b, te)}`;
-      if (DISPOSABLE_EMAIL_DOMAINS.has(domain)) this.facts.disposableDomain = domain;
-    }
+  private spelledEmailDomain(lower: string, hs: number, a: number, b: number, te: number, fi: number): void {
     if (!this.settings.structure) return;
     this.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_EMAIL_DOMAIN), 0x2e)), KIND.emailDomain, fi, hs, te, true);
     this.add(hashRange(lower, b, te, NS_EMAIL_TLD), KIND.emailDomain, fi, b, te, true);
@@ -567,7 +565,8 @@ export class FeatureExtractor {
 // TLDs that rarely start the next sentence; "info", "co", "io", "de" and "uk" count only in the "dot" spelling.
 const OBFUSCATED_TLDS: ReadonlySet<string> = new Set(['com', 'net', 'org', 'ru', 'tk', 'xyz', 'ly', 'biz']);
 const OBFUSCATED_DOT_TLDS: ReadonlySet<string> = new Set([...OBFUSCATED_TLDS, 'info', 'co', 'io', 'de', 'uk']);
-const BRACKETED_DOTS = ['[dot]', '(dot)'] as const;
+/** "[dot]" and "(dot)": describe.ts names a domain spelled with them (or " dot ", " . ") as it resolves. */
+export const BRACKETED_DOTS = ['[dot]', '(dot)'] as const;
 const TLD_MIN_LENGTH = Math.min(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length));
 
