@@ -2,6 +2,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+/** A no-restricted-imports rule that keeps one part of the repository out of another. */
+function boundary(files, group, message) {
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns: [{ group: [group].flat(), message }] }] } };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'models/**', 'data/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
@@ -14,6 +19,10 @@ export default tseslint.config(
     },
   },
   // The service logs through pino only; console is for CLIs, training and benchmarks.
-  { files: ['service/**/*.ts'], ignores: ['service/**/cli.ts', 'service/**/cli/**'], rules: { 'no-console': 'error' } },
+  { files: ['service/**/*.ts', 'core/**/*.ts'], ignores: ['service/**/cli.ts', 'service/**/cli/**'], rules: { 'no-console': 'error' } },
+  // Training and the service share only core/: neither reaches into the other, and core/ depends on neither.
+  boundary(['training/**/*.ts'], '**/service/**', 'training/ may import core/, never service/ internals.'),
+  boundary(['service/**/*.ts'], '**/training/**', 'service/ may import core/, never training/.'),
+  boundary(['core/**/*.ts'], ['**/service/**', '**/training/**'], 'core/ is shared by training and the service and depends on neither.'),
   { files: ['service/review/console/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );

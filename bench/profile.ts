@@ -59,7 +59,7 @@ const category = (id: number): string => {
   if (['(idle)', '(garbage collector)', '(program)'].includes(leaf.callFrame.functionName)) return leaf.callFrame.functionName;
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const u = short((byId.get(cur) as Node).callFrame.url);
-    if (u.startsWith('service/features/') || u.startsWith('service/classifier/')) return 'lead: features + classifier';
+    if (u.startsWith('core/features/') || u.startsWith('core/classifier/')) return 'lead: features + classifier';
   }
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const n = byId.get(cur) as Node;

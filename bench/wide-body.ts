@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { buildApp } from '../service/app.ts';
-import { loadClassifier } from '../service/classifier/load.ts';
+import { loadClassifier } from '../core/classifier/load.ts';
 import { repoRoot } from '../service/config/env.ts';
 import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../service/http/json-depth.ts';
 import { sha256Hex } from '../service/tenants/key.ts';

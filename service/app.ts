@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Classifier } from './classifier/types.ts';
+import type { Classifier } from '../core/classifier/types.ts';
 import type { TrustProxy } from './config/env.ts';
 import { plainErrorBody } from './http/bodies.ts';
 import { createClientErrorHandler, createErrorHandler, createFrameworkErrorHandler } from './http/error-handler.ts';

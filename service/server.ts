@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { buildAdminApp } from './admin.ts';
 import { buildApp } from './app.ts';
-import { loadClassifier } from './classifier/load.ts';
+import { loadClassifier } from '../core/classifier/load.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
 import type { CheckedRedis } from './config/redis.ts';
 import { createDestination, createLogger, guardedFlush } from './config/logger.ts';

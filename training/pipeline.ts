@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FeatureExtractor, DEFAULT_FEATURE_SETTINGS, BASELINE_FEATURE_SETTINGS, type FeatureSettings } from '../service/features/index.ts';
-import { LinearScorer } from '../service/classifier/linear-scorer.ts';
-import { dequantize, quantizeUint8, type HashedWeights } from '../service/classifier/hashed-weights.ts';
-import type { Manifest } from '../service/classifier/manifest.ts';
+import { FeatureExtractor, DEFAULT_FEATURE_SETTINGS, BASELINE_FEATURE_SETTINGS, type FeatureSettings } from '../core/features/index.ts';
+import { LinearScorer } from '../core/classifier/linear-scorer.ts';
+import { dequantize, quantizeUint8, type HashedWeights } from '../core/classifier/hashed-weights.ts';
+import type { Manifest } from '../core/classifier/manifest.ts';
 import { initBackend, type BackendName } from './model/backend.ts';
 import { DataError, loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
 import { splitRecords, type Split } from './data/split.ts';

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { loadClassifier } from '../../service/classifier/load.ts';
-import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
+import { loadClassifier } from '../../core/classifier/load.ts';
+import type { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
 import type { BenchBody } from './bodies.ts';
 import { median, percentile } from './load.ts';
 

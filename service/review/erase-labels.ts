@@ -1,11 +1,11 @@
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { lockLabelsDir } from './export-labels.ts';
-import { readLabelsFile, type LabelsFileLine } from './labels-file.ts';
-import { erasableLineSchema, type ErasableLine } from './records.ts';
+import { readLabelsFile, type LabelsFileLine } from '../../core/labels/labels-file.ts';
+import { erasableLineSchema, type ErasableLine } from '../../core/labels/records.ts';
 import type { ErasedAccount, ErasedSubmission, ReviewStore } from './store.ts';
-import { replaceFile } from '../fs/replace-file.ts';
-import { syncDir } from '../fs/sync-dir.ts';
+import { replaceFile } from '../../core/fs/replace-file.ts';
+import { syncDir } from '../../core/fs/sync-dir.ts';
 
 /** Whose lines to erase: a line goes when it matches any of them. */
 export interface EraseSelector {

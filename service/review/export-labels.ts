@@ -10,13 +10,13 @@ import {
   type LabelWithdrawal,
   type StoredLabelLine,
   type StoredWithdrawalLine,
-} from './records.ts';
-import { readLabelsFile } from './labels-file.ts';
-import { makeDir } from '../fs/make-dir.ts';
-import { syncDir } from '../fs/sync-dir.ts';
-import { withSyncedFile } from '../fs/synced-file.ts';
+} from '../../core/labels/records.ts';
+import { readLabelsFile } from '../../core/labels/labels-file.ts';
+import { makeDir } from '../../core/fs/make-dir.ts';
+import { syncDir } from '../../core/fs/sync-dir.ts';
+import { withSyncedFile } from '../../core/fs/synced-file.ts';
 import type { ReviewStore, WithdrawalEntry } from './store.ts';
-import { LabelLineSet, WithdrawalSet } from './withdrawal-match.ts';
+import { LabelLineSet, WithdrawalSet } from '../../core/labels/withdrawal-match.ts';
 
 export interface ExportResult {
   /** Label lines written. */

@@ -1,4 +1,4 @@
-import type { Label } from './records.ts';
+import type { Label } from '../../core/labels/records.ts';
 
 /**
  * Redis key layout of the review store. Every key of one account carries the account id as a hash tag

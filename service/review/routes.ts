@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { repoRoot } from '../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
-import { labelRecordSchema, labelSchema } from './records.ts';
+import { labelRecordSchema, labelSchema } from '../../core/labels/records.ts';
 import type { SessionStore } from './sessions.ts';
 import { CONSOLE_HEADERS } from './console-headers.ts';
 import { SignInGuard } from './sign-in-guard.ts';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { SignedInModerator } from './auth.ts';
 import type { ReviewKeys } from './keys.ts';
-import { sessionRecordSchema, type SessionRecord } from './records.ts';
+import { sessionRecordSchema, type SessionRecord } from '../../core/labels/records.ts';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 

@@ -3,10 +3,10 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
-import { makeDir } from '../fs/make-dir.ts';
-import { replaceFile } from '../fs/replace-file.ts';
-import { syncDir } from '../fs/sync-dir.ts';
-import { withSyncedFile } from '../fs/synced-file.ts';
+import { makeDir } from '../../core/fs/make-dir.ts';
+import { replaceFile } from '../../core/fs/replace-file.ts';
+import { syncDir } from '../../core/fs/sync-dir.ts';
+import { withSyncedFile } from '../../core/fs/synced-file.ts';
 
 const ACTIVE = 'review-spool.jsonl';
 const DRAINING = /^review-spool\.[0-9a-z-]+\.draining\.jsonl$/;

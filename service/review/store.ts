@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
 import { ReviewKeys, type AccountKeys } from './keys.ts';
-import { labelRecordSchema, labelWithdrawalSchema, type Label, type LabelRecord } from './records.ts';
+import { labelRecordSchema, labelWithdrawalSchema, type Label, type LabelRecord } from '../../core/labels/records.ts';
 
 const DAY_MS = 86_400_000;
 

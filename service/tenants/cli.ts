@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError } from '../cli/usage.ts';
+import { UsageError } from '../../core/cli/usage.ts';
 import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from './edit.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { makeDir } from '../fs/make-dir.ts';
-import { replaceFile } from '../fs/replace-file.ts';
+import { makeDir } from '../../core/fs/make-dir.ts';
+import { replaceFile } from '../../core/fs/replace-file.ts';
 import { parseTenants } from './load.ts';
 import type { TenantsFile } from './schema.ts';
 

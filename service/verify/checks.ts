@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Verdict } from '../classifier/types.ts';
+import type { Verdict } from '../../core/classifier/types.ts';
 import { formatHostPort } from '../origin/host.ts';
 import type { ReviewSink } from '../review/job-schema.ts';
 import { blockedReason, originHostOf, requestOrigin, type RequestOrigin } from '../origin/request-origin.ts';

@@ -1,4 +1,4 @@
-import type { FormFields } from '../classifier/types.ts';
+import type { FormFields } from '../../core/features/form-fields.ts';
 import type { VerifyRequest } from './schema.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Classifier } from '../classifier/types.ts';
+import type { Classifier } from '../../core/classifier/types.ts';
 
 export type ModelState =
   | { readonly kind: 'loading' }

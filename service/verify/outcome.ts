@@ -1,4 +1,4 @@
-import type { Verdict } from '../classifier/types.ts';
+import type { Verdict } from '../../core/classifier/types.ts';
 
 /** Every way a verify request can end; one mapper turns each into the spec's status and body. */
 export type VerifyOutcome =

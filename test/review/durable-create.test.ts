@@ -4,12 +4,12 @@ import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { exportLabels } from '../../service/review/export-labels.ts';
 import { ReviewSpool } from '../../service/review/spool.ts';
 import { ReviewStore } from '../../service/review/store.ts';
-import { syncDir } from '../../service/fs/sync-dir.ts';
+import { syncDir } from '../../core/fs/sync-dir.ts';
 import { deleteKeys, fakeJob, REDIS_URL, silent, tempDir, testPrefix } from './helpers.ts';
 
 // A power loss cannot be faked here; what can be checked is that the folder holding a new file (or a new folder) is
 // fsync'd before the write is acknowledged. syncDir still does its work: the spy only records the calls.
-vi.mock('../../service/fs/sync-dir.ts', async (importOriginal) => {
+vi.mock('../../core/fs/sync-dir.ts', async (importOriginal) => {
   const real = await importOriginal<{ syncDir: typeof syncDir }>();
   return { ...real, syncDir: vi.fn(real.syncDir) };
 });

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { buildApp, type AppDeps } from '../../service/app.ts';
-import type { Classifier, FormFields, Verdict } from '../../service/classifier/types.ts';
+import type { FormFields } from '../../core/features/form-fields.ts';
+import type { Classifier, Verdict } from '../../core/classifier/types.ts';
 import { loggerOptions } from '../../service/config/logger.ts';
 import { sha256Hex } from '../../service/tenants/key.ts';
 import { parseTenants } from '../../service/tenants/load.ts';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportModel } from '../../training/model/export.ts';
 import { initBackend, tf } from '../../training/model/backend.ts';
-import { manifestSchema } from '../../service/classifier/manifest.ts';
-import { listModelVersions } from '../../service/classifier/load.ts';
+import { manifestSchema } from '../../core/classifier/manifest.ts';
+import { listModelVersions } from '../../core/classifier/load.ts';
 import { repoRoot } from '../../service/config/env.ts';
 
 let models = '';

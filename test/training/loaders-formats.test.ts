@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataError, loadDataDir, loadLabelledFile } from '../../training/data/loaders.ts';
-import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor } from '../../service/features/index.ts';
+import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor } from '../../core/features/index.ts';
 
 const SUBMISSION = '0b8f6a52-4c1e-4d8e-9a57-2f3c1d9e7b10';
 const GOOD_LABEL = { submissionId: SUBMISSION, formId: 'contact', label: 'spam', fields: { message: 'cheap backlinks' }, labelledAt: '2026-11-20T09:00:00.000Z' };

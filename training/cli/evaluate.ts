@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { listModelVersions, loadModelFolder } from '../../service/classifier/load.ts';
-import { ModelLoadError } from '../../service/classifier/errors.ts';
-import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
-import type { BinaryMetrics } from '../../service/classifier/manifest.ts';
-import { parseFlags, UsageError } from '../../service/cli/usage.ts';
+import { listModelVersions, loadModelFolder } from '../../core/classifier/load.ts';
+import { ModelLoadError } from '../../core/classifier/errors.ts';
+import type { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
+import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
+import { parseFlags, UsageError } from '../../core/cli/usage.ts';
 import { DataError, latestLabels, readLabelledFile } from '../data/loaders.ts';
 import { evaluate } from '../model/metrics.ts';
 

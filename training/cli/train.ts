@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
-import { parseFlags, UsageError } from '../../service/cli/usage.ts';
+import { parseFlags, UsageError } from '../../core/cli/usage.ts';
 import { DataError } from '../data/loaders.ts';
 import { BACKENDS, BackendError, isBackendName, type BackendName } from '../model/backend.ts';
 import { ModelExistsError } from '../model/export.ts';

@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync, readdirSync, existsSync, s
 import path from 'node:path';
 import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
-import { WithdrawalSet, type WithdrawalRef } from '../../service/review/withdrawal-match.ts';
+import { WithdrawalSet, type WithdrawalRef } from '../../core/labels/withdrawal-match.ts';
 import { decodeHtmlText } from './html-text.ts';
 import { exportedLabelSchema, exportedWithdrawalSchema, formRecordSchema, recordLineSchema, type LabelledRecord } from './record.ts';
 

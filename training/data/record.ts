@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { labelSchema, storedLabelLineSchema as exportedByService, storedWithdrawalLineSchema as withdrawalByService } from '../../service/review/records.ts';
+import { labelSchema, storedLabelLineSchema as exportedByService, storedWithdrawalLineSchema as withdrawalByService } from '../../core/labels/records.ts';
 
 /** Every source becomes this one record type before training or evaluation. */
 export const recordSchema = z.object({

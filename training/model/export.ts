@@ -1,11 +1,11 @@
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { makeDir } from '../../service/fs/make-dir.ts';
-import { syncDir } from '../../service/fs/sync-dir.ts';
-import { withSyncedFile } from '../../service/fs/synced-file.ts';
+import { makeDir } from '../../core/fs/make-dir.ts';
+import { syncDir } from '../../core/fs/sync-dir.ts';
+import { withSyncedFile } from '../../core/fs/synced-file.ts';
 import { tf } from './backend.ts';
-import { manifestSchema, type Manifest } from '../../service/classifier/manifest.ts';
-import type { HashedWeights } from '../../service/classifier/hashed-weights.ts';
+import { manifestSchema, type Manifest } from '../../core/classifier/manifest.ts';
+import type { HashedWeights } from '../../core/classifier/hashed-weights.ts';
 import { LAYER_NAMES } from './linear-model.ts';
 
 export class ModelExistsError extends Error {

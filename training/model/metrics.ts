@@ -1,4 +1,4 @@
-import type { BinaryMetrics, Evaluation } from '../../service/classifier/manifest.ts';
+import type { BinaryMetrics, Evaluation } from '../../core/classifier/manifest.ts';
 
 export interface Scored {
   readonly source: string;

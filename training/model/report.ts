@@ -1,4 +1,4 @@
-import type { BinaryMetrics, Evaluation, Manifest } from '../../service/classifier/manifest.ts';
+import type { BinaryMetrics, Evaluation, Manifest } from '../../core/classifier/manifest.ts';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const num = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));

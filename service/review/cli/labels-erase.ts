@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { repoRoot } from '../../config/env.ts';
 import { eraseLabels, type EraseResult, type EraseSelector } from '../erase-labels.ts';
-import { labelRecordSchema } from '../records.ts';
+import { labelRecordSchema } from '../../../core/labels/records.ts';
 import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
 
 const USAGE = `Usage: npm run labels:erase -- [--account <id>] [--submission <submissionId> ...] [--form <formId> ...]

@@ -1,6 +1,6 @@
 // npm run review -- list|show|label: the review queue from a terminal (talks to Redis via REDIS_URL).
 import { userInfo } from 'node:os';
-import { labelSchema } from '../records.ts';
+import { labelSchema } from '../../../core/labels/records.ts';
 import type { ReviewJob } from '../job-schema.ts';
 import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
 

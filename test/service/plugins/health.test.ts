@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { Classifier } from '../../../service/classifier/types.ts';
+import type { Classifier } from '../../../core/classifier/types.ts';
 import { buildAdminApp } from '../../../service/admin.ts';
 import { ORIGIN, stubClassifier, testApp, verifyBody } from '../helpers.ts';
 import { CheckedRedis, firstConnection } from '../../../service/config/redis.ts';

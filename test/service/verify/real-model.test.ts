@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { loadClassifier } from '../../../service/classifier/load.ts';
-import type { Classifier } from '../../../service/classifier/types.ts';
+import { loadClassifier } from '../../../core/classifier/load.ts';
+import type { Classifier } from '../../../core/classifier/types.ts';
 import { repoRoot } from '../../../service/config/env.ts';
 import { MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
 import { KEY, ORIGIN, UUID_V4, testApp } from '../helpers.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CASED } from '../../service/features/char-class.ts';
+import { CASED } from '../../../core/features/char-class.ts';
 
 describe('CASED', () => {
   it('holds every BMP letter with an upper- and a lower-case form, Georgian excepted, and nothing else', () => {

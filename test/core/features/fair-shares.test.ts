@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairShares } from '../../service/features/fair-shares.ts';
+import { fairShares } from '../../../core/features/fair-shares.ts';
 
 describe('fairShares', () => {
   it('reads everything when it fits', () => {

@@ -1,5 +1,4 @@
-/** Form fields as the caller sent them: any JSON object, values possibly nested. */
-export type FormFields = Record<string, unknown>;
+import type { FormFields } from '../features/form-fields.ts';
 
 /** One feature group's share in a decision, already phrased for people. */
 export interface Signal {

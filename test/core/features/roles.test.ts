@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { roleOf } from '../../service/features/roles.ts';
+import { roleOf } from '../../../core/features/roles.ts';
 
 describe('field roles', () => {
   it('reads the role from the name when the name says it', () => {

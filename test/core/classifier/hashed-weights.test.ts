@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dequantize, floatWeights, quantizeUint8 } from '../../service/classifier/hashed-weights.ts';
-import { LinearScorer } from '../../service/classifier/linear-scorer.ts';
+import { dequantize, floatWeights, quantizeUint8 } from '../../../core/classifier/hashed-weights.ts';
+import { LinearScorer } from '../../../core/classifier/linear-scorer.ts';
 
 describe('uint8 hashed weights', () => {
   const values = Float32Array.from([0, 0.5, -0.25, 3.2, -3.2, 0.001, 0, -1.7]);

@@ -3,7 +3,8 @@ import type { LinearScorer } from './linear-scorer.ts';
 import type { Manifest } from './manifest.ts';
 import { Attribution } from './attribution.ts';
 import { explain, sentence } from './reasoning.ts';
-import type { Classifier, FormFields, Verdict } from './types.ts';
+import type { FormFields } from '../features/form-fields.ts';
+import type { Classifier, Verdict } from './types.ts';
 
 function sigmoid(z: number): number {
   return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));

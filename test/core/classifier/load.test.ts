@@ -2,9 +2,9 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listModelVersions, loadClassifier } from '../../service/classifier/load.ts';
-import { FeatureVersionMismatchError, ModelLoadError } from '../../service/classifier/errors.ts';
-import { repoRoot } from '../../service/config/env.ts';
+import { listModelVersions, loadClassifier } from '../../../core/classifier/load.ts';
+import { FeatureVersionMismatchError, ModelLoadError } from '../../../core/classifier/errors.ts';
+import { repoRoot } from '../../../service/config/env.ts';
 
 const bundled = path.join(repoRoot, 'models');
 let dir: string;

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadClassifier } from '../../service/classifier/load.ts';
-import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
-import { repoRoot } from '../../service/config/env.ts';
-import { loadDataDir } from '../../training/data/loaders.ts';
-import { splitRecords, normalizedText } from '../../training/data/split.ts';
-import type { LabelledRecord } from '../../training/data/record.ts';
+import { loadClassifier } from '../../../core/classifier/load.ts';
+import type { LinearClassifier } from '../../../core/classifier/linear-classifier.ts';
+import { repoRoot } from '../../../service/config/env.ts';
+import { loadDataDir } from '../../../training/data/loaders.ts';
+import { splitRecords, normalizedText } from '../../../training/data/split.ts';
+import type { LabelledRecord } from '../../../training/data/record.ts';
 
 let classifier: LinearClassifier;
 let sample: LabelledRecord[];

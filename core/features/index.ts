@@ -4,3 +4,4 @@ export { KIND, type Kind } from './kinds.ts';
 export { describeStructure } from './structure.ts';
 export { DEFAULT_FEATURE_SETTINGS, BASELINE_FEATURE_SETTINGS, featureVersion, type FeatureSettings } from './settings.ts';
 export type { FieldRole } from './roles.ts';
+export type { FormFields } from './form-fields.ts';

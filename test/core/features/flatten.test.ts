@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flattenFields } from '../../service/features/flatten.ts';
+import { flattenFields } from '../../../core/features/flatten.ts';
 
 describe('flattenFields with a character cap', () => {
   // Non-ASCII (normalized), with zero-width characters to remove and a surrogate pair at every length mod 7.

@@ -1,14 +1,14 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadClassifier, listModelVersions } from '../../service/classifier/load.ts';
-import type { LinearClassifier } from '../../service/classifier/linear-classifier.ts';
-import { repoRoot } from '../../service/config/env.ts';
-import { FeatureExtractor } from '../../service/features/index.ts';
-import { initBackend } from '../../training/model/backend.ts';
-import { predictReference, type SparseExample } from '../../training/model/linear-model.ts';
-import { loadReferenceModel } from '../../training/model/load-reference.ts';
-import { loadDataDir } from '../../training/data/loaders.ts';
-import { splitRecords } from '../../training/data/split.ts';
+import { loadClassifier, listModelVersions } from '../../../core/classifier/load.ts';
+import type { LinearClassifier } from '../../../core/classifier/linear-classifier.ts';
+import { repoRoot } from '../../../service/config/env.ts';
+import { FeatureExtractor } from '../../../core/features/index.ts';
+import { initBackend } from '../../../training/model/backend.ts';
+import { predictReference, type SparseExample } from '../../../training/model/linear-model.ts';
+import { loadReferenceModel } from '../../../training/model/load-reference.ts';
+import { loadDataDir } from '../../../training/data/loaders.ts';
+import { splitRecords } from '../../../training/data/split.ts';
 
 const modelsDir = path.join(repoRoot, 'models');
 let classifier: LinearClassifier;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, describeStructure } from '../../service/features/index.ts';
-import { structureIds } from '../../service/features/structure.ts';
+import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, describeStructure } from '../../../core/features/index.ts';
+import { structureIds } from '../../../core/features/structure.ts';
 
 const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
 

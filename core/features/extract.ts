@@ -1,4 +1,4 @@
-import type { FormFields } from '../classifier/types.ts';
+import type { FormFields } from './form-fields.ts';
 import { CASED, CHAR_CLASS, NOSPACE, SEP, SYMBOL, WORD, scriptBit } from './char-class.ts';
 import { emptyFacts, noteLinkHost, type Facts } from './facts.ts';
 import { fairShares } from './fair-shares.ts';

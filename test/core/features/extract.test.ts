@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, KIND, surfaceOf, type Features } from '../../service/features/index.ts';
-import fixtures from '../fixtures/features/submissions.json' with { type: 'json' };
+import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, KIND, surfaceOf, type Features } from '../../../core/features/index.ts';
+import fixtures from '../../fixtures/features/submissions.json' with { type: 'json' };
 
 const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
 const KIND_NAME = Object.fromEntries(Object.entries(KIND).map(([k, v]) => [v, k]));

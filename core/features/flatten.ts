@@ -1,4 +1,4 @@
-import type { FormFields } from '../classifier/types.ts';
+import type { FormFields } from './form-fields.ts';
 import { isCaptchaToken, roleOf, type FieldRole } from './roles.ts';
 
 export interface FieldText {
