@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { CONSOLE_HEADERS, isConsolePath } from '../review/console-headers.ts';
+import { CONSOLE_HEADERS, isConsolePath } from '../review/console/headers.ts';
 import { addCorsHeaders } from './cors.ts';
 import type { OutcomeLabel } from '../verify/outcome.ts';
 import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from './bodies.ts';

@@ -4,16 +4,16 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Env } from '../config/env.ts';
-import type { ModeratorSource } from './auth.ts';
+import type { ModeratorSource } from './console/auth.ts';
 import { commandConnection, workerConnection } from './connection.ts';
-import type { ReviewJob, ReviewSink } from './job-schema.ts';
+import type { ReviewJob, ReviewSink } from './intake/job-schema.ts';
 import { reviewMetrics } from './metrics.ts';
-import { ingestWorker, reviewQueue } from './queue.ts';
-import { reviewRoutes } from './routes.ts';
-import { SessionStore } from './sessions.ts';
-import { QueueReviewSink } from './sink.ts';
-import { ReviewSpool } from './spool.ts';
-import { ReviewStore } from './store.ts';
+import { ingestWorker, reviewQueue } from './intake/queue.ts';
+import { reviewRoutes } from './console/routes.ts';
+import { SessionStore } from './console/sessions.ts';
+import { QueueReviewSink } from './intake/sink.ts';
+import { ReviewSpool } from './intake/spool.ts';
+import { ReviewStore } from './store/review-store.ts';
 import type { Queue } from 'bullmq';
 
 export const SESSION_TTL_SECONDS = 12 * 3600;
@@ -68,7 +68,7 @@ export function startReview(setup: ReviewSetup): Review {
     retentionMs: store.retentionMs,
     metrics: reviewMetrics(setup.registry),
     log,
-    remember: (job) => store.remember(job),
+    remember: (job) => store.items.remember(job),
     ...(setup.random === undefined ? {} : { random: setup.random }),
   });
   let workerRedis: Redis | undefined;
@@ -79,7 +79,7 @@ export function startReview(setup: ReviewSetup): Review {
   }
   const sweep = () =>
     void store
-      .sweep()
+      .retention.sweep()
       .then((n) => n > 0 && log.info({ removed: n }, 'review: retention sweep'))
       .catch((err: unknown) => log.debug({ err }, 'review: retention sweep skipped'));
   redis.once('ready', sweep);

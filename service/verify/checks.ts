@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Verdict } from '../../core/classifier/types.ts';
 import { formatHostPort } from '../origin/host.ts';
-import type { ReviewSink } from '../review/job-schema.ts';
+import type { ReviewSink } from '../review/intake/job-schema.ts';
 import { blockedReason, originHostOf, requestOrigin, type RequestOrigin } from '../origin/request-origin.ts';
 import type { RateLimiter } from '../rate-limit/types.ts';
 import { sha256Hex } from '../tenants/key.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { repoRoot } from '../../service/config/env.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../review/helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from './review/helpers.ts';
 import { missingDatabaseUrl } from '../redis-url.ts';
 
 let dir: string;

@@ -2,7 +2,7 @@
 // erases submitted content (a GDPR erasure request) from the exported label files and the review store.
 import path from 'node:path';
 import { repoRoot } from '../../config/env.ts';
-import { eraseLabels, type EraseResult, type EraseSelector } from '../erase-labels.ts';
+import { eraseLabels, type EraseResult, type EraseSelector } from '../label-files/erase-labels.ts';
 import { labelRecordSchema } from '../../../core/labels/records.ts';
 import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
 

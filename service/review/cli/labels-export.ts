@@ -1,7 +1,7 @@
 // npm run labels:export [-- --dir data/labels]: writes labels not yet exported to <dir>/<YYYY-MM-DD>.jsonl.
 import path from 'node:path';
 import { repoRoot } from '../../config/env.ts';
-import { exportLabels } from '../export-labels.ts';
+import { exportLabels } from '../label-files/export-labels.ts';
 import { openStore, parseCliArgs } from './shared.ts';
 
 const USAGE = `Usage: npm run labels:export [-- --dir data/labels]
@@ -19,7 +19,7 @@ if (values.help) {
 const { store, redis, where } = await openStore();
 try {
   const dir = path.resolve(values.dir);
-  const result = await exportLabels(store, dir);
+  const result = await exportLabels(store.exports, dir);
   if (result.written === 0 && result.withdrawn === 0) console.log(`No new labels in ${where} (${dir}).`);
   else {
     const what = [`${result.written} label(s)`, ...(result.withdrawn > 0 ? [`${result.withdrawn} withdrawal(s) of labels undone since their export`] : [])].join(' and ');

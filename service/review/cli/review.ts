@@ -1,7 +1,7 @@
 // npm run review -- list|show|label: the review queue from a terminal (talks to Redis via REDIS_URL).
 import { userInfo } from 'node:os';
 import { labelSchema } from '../../../core/labels/records.ts';
-import type { ReviewJob } from '../job-schema.ts';
+import type { ReviewJob } from '../intake/job-schema.ts';
 import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
 
 const USAGE = `Usage:
@@ -63,8 +63,8 @@ try {
     case 'list': {
       const status = values.status === undefined ? undefined : labelSchema.safeParse(values.status).data ?? fail('--status is spam or legitimate');
       const filter = { formId: values.form, status };
-      const items = await store.listPending(account, filter, offset, limit);
-      const counts = await store.counts(account, filter);
+      const items = await store.items.listPending(account, filter, offset, limit);
+      const counts = await store.items.counts(account, filter);
       if (values.json) console.log(JSON.stringify({ items, counts }, null, 2));
       else {
         console.log(`${counts.pending} pending, ${counts.labelled} labelled (account ${account}; ${where}), oldest first:`);
@@ -74,7 +74,7 @@ try {
     }
     case 'show': {
       const id = args[0] ?? fail('show needs a submissionId');
-      const entry = await store.get(account, id);
+      const entry = await store.items.get(account, id);
       if (entry === undefined) throw new Error(`no submission ${id} in review for account ${account}`);
       if (values.json) console.log(JSON.stringify(entry, null, 2));
       else {
@@ -98,18 +98,18 @@ try {
     case 'label': {
       const id = args[0] ?? fail('label needs a submissionId');
       const label = labelSchema.safeParse(args[1]).data ?? fail('label needs spam or legitimate');
-      const record = await store.label(account, id, label, values.moderator);
+      const record = await store.labels.label(account, id, label, values.moderator);
       if (record === undefined) throw new Error(`no submission ${id} in review for account ${account}`);
       console.log(`Labelled ${id} ${label} (model said ${record.modelStatus}) as ${values.moderator}.`);
       break;
     }
     case 'undo': {
-      const r = await store.undo(account, values.moderator);
+      const r = await store.labels.undo(account, values.moderator);
       if (r.kind === 'nothing') console.log('Nothing to undo.');
       else if (r.kind === 'relabelled') console.log(`Not undone: ${clean(r.by)} relabelled ${r.submissionId} since. Run undo again for your label before it.`);
       else {
         // Undoing a relabel brings the earlier label back; undoing a first label makes the item pending again.
-        const now = (await store.get(account, r.submissionId))?.label;
+        const now = (await store.items.get(account, r.submissionId))?.label;
         console.log(`Undid your label of ${r.submissionId}; ${now === undefined ? 'it is pending again' : `it is back to ${now.label} by ${clean(now.moderatorId)}`}.`);
       }
       break;

@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Redis } from 'ioredis';
 import { ConfigError, parseEnv } from '../../config/env.ts';
 import { CheckedRedis } from '../../config/redis.ts';
-import { ReviewStore } from '../store.ts';
+import { ReviewStore } from '../store/review-store.ts';
 
 /** A terminal tool's arguments; a bad one prints its message and the usage (exit 2), never a stack trace. */
 export function parseCliArgs<T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>> {

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { captureLogger, KEY, ORIGIN, stubClassifier, tenants, tenantsFile, testApp, UUID_V4, verifyBody } from '../helpers.ts';
 import { rawRequest } from './raw-http.ts';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
-import type { ReviewJob } from '../../../service/review/job-schema.ts';
+import type { ReviewJob } from '../../../service/review/intake/job-schema.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { flattenFields } from '../../../core/features/flatten.ts';
 import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
-import { capFields } from '../../../service/review/fields.ts';
+import { capFields } from '../../../service/review/intake/fields.ts';
 import { fieldsOf } from '../../../service/verify/fields.ts';
 import type { VerifyRequest } from '../../../service/verify/schema.ts';
 

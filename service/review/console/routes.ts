@@ -1,0 +1,208 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { repoRoot } from '../../config/env.ts';
+import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
+import { labelRecordSchema, labelSchema } from '../../../core/labels/records.ts';
+import type { SessionStore } from './sessions.ts';
+import { CONSOLE_HEADERS } from './headers.ts';
+import { SignInGuard } from './sign-in-guard.ts';
+import { LabelConflictError } from '../store/labels.ts';
+import type { ReviewStore } from '../store/review-store.ts';
+
+// Says how to turn the console on, not only that it is off.
+const NO_MODERATORS = 'The review console is off: no moderators are configured. Add one with: npm run tenants -- add-moderator <accountId> <moderatorId>';
+
+export const SESSION_COOKIE = 'fg_review';
+/** State-changing calls must carry this header (and a JSON body): a cross-site form can send neither. */
+export const CSRF_HEADER = 'x-formguard-review';
+
+export interface ReviewRoutesOptions {
+  readonly store: ReviewStore;
+  readonly sessions: SessionStore;
+  readonly moderators: ModeratorSource;
+  readonly log: Logger;
+  /** Force the cookie's Secure flag (default: set when the request came over HTTPS). */
+  readonly secureCookie?: boolean;
+}
+
+const CONSOLE_DIR = path.join(repoRoot, 'service', 'review', 'console', 'assets');
+const ASSETS = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+} as const;
+
+const signInBody = z.object({ token: z.string().min(1).max(512) });
+const labelBody = z.object({
+  label: labelSchema,
+  /**
+   * The label the moderator saw: null for none (a pending item), or its labelId. Its labelledAt is still taken (a
+   * label without an id, a page loaded before labels had ids), though it cannot tell two labels of one millisecond
+   * apart. Omitted: no check.
+   */
+  expected: z.union([labelRecordSchema.shape.labelId.unwrap(), labelRecordSchema.shape.labelledAt]).nullable().optional(),
+});
+const listQuery = z.object({
+  form: z.string().min(1).max(200).optional(),
+  status: labelSchema.optional(),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+const idParams = z.object({ id: z.string().uuid() });
+
+class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    moderator?: Moderator;
+  }
+}
+
+/** The moderator console and its JSON API, registered by the app under the prefix /review. */
+export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
+  return async (app) => {
+    const assets = new Map<string, string>();
+    for (const name of Object.keys(ASSETS)) assets.set(name, await readFile(path.join(CONSOLE_DIR, name), 'utf8'));
+    if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
+    const guard = new SignInGuard();
+
+    app.addHook('onSend', async (_request, reply, payload) => {
+      reply.headers(CONSOLE_HEADERS);
+      return payload;
+    });
+
+    app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
+      const status = err instanceof HttpError ? err.statusCode : err.statusCode !== undefined && err.statusCode < 500 ? err.statusCode : 500;
+      if (status >= 500) {
+        // Redis down or a bug: say little to the browser, log the error (never the body: it may hold a token).
+        request.log.error({ err: { message: err.message, name: err.name } }, 'review console error');
+        return reply.code(503).send({ error: 'The review store is not available; try again shortly.' });
+      }
+      return reply.code(status).send({ error: err instanceof HttpError ? err.message : 'Bad request' });
+    });
+
+    const asset = (name: keyof typeof ASSETS) => async (_request: FastifyRequest, reply: FastifyReply) => {
+      if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
+      return reply.type(ASSETS[name]).send(assets.get(name));
+    };
+    app.get('/', asset('index.html'));
+    app.get('/app.js', asset('app.js'));
+    app.get('/app.css', asset('app.css'));
+
+    // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest).
+    app.addHook('preHandler', async (request) => {
+      if (request.method === 'GET' || request.method === 'HEAD') return;
+      const type = request.headers['content-type'] ?? '';
+      if (!type.toLowerCase().startsWith('application/json') || request.headers[CSRF_HEADER] !== '1') {
+        throw new HttpError(403, 'Forbidden');
+      }
+    });
+
+    const authenticated = async (request: FastifyRequest) => {
+      const record = await opts.sessions.get(request.cookies[SESSION_COOKIE]);
+      if (record === undefined || !stillModerator(opts.moderators, record)) throw new HttpError(401, 'Not signed in');
+      request.moderator = { accountId: record.accountId, moderatorId: record.moderatorId };
+    };
+    const who = (request: FastifyRequest): Moderator => {
+      if (request.moderator === undefined) throw new HttpError(401, 'Not signed in');
+      return request.moderator;
+    };
+
+    app.post('/api/session', { bodyLimit: 4096 }, async (request, reply) => {
+      if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
+      if (guard.blocked(request.ip)) throw new HttpError(429, 'Too many failed sign-ins; wait a few minutes.');
+      const body = signInBody.safeParse(request.body);
+      const moderator = body.success ? findModerator(opts.moderators, body.data.token) : undefined;
+      if (moderator === undefined) {
+        guard.fail(request.ip);
+        request.log.info({ ip: request.ip }, 'review: failed sign-in');
+        throw new HttpError(401, 'Unknown token');
+      }
+      const id = await opts.sessions.create(moderator);
+      request.log.info({ accountId: moderator.accountId, moderatorId: moderator.moderatorId }, 'review: moderator signed in');
+      reply.setCookie(SESSION_COOKIE, id, {
+        path: '/review',
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: opts.secureCookie ?? request.protocol === 'https',
+        maxAge: opts.sessions.ttlSeconds,
+      });
+      return { accountId: moderator.accountId, moderatorId: moderator.moderatorId };
+    });
+
+    app.post('/api/sign-out', async (request, reply) => {
+      await opts.sessions.destroy(request.cookies[SESSION_COOKIE]);
+      reply.clearCookie(SESSION_COOKIE, { path: '/review' });
+      return { signedOut: true };
+    });
+
+    app.get('/api/me', { preHandler: authenticated }, async (request) => {
+      const m = who(request);
+      const [counts, forms] = await Promise.all([opts.store.items.counts(m.accountId), opts.store.items.forms(m.accountId)]);
+      return { ...m, counts, forms };
+    });
+
+    app.get('/api/items', { preHandler: authenticated }, async (request) => {
+      const m = who(request);
+      const q = listQuery.safeParse(request.query);
+      if (!q.success) throw new HttpError(400, 'Invalid filter');
+      const filter = { formId: q.data.form, status: q.data.status };
+      const [items, counts] = await Promise.all([
+        opts.store.items.listPending(m.accountId, filter, q.data.offset, q.data.limit),
+        opts.store.items.counts(m.accountId, filter),
+      ]);
+      return { items, counts };
+    });
+
+    app.get('/api/items/:id', { preHandler: authenticated }, async (request) => {
+      const m = who(request);
+      const p = idParams.safeParse(request.params);
+      if (!p.success) throw new HttpError(400, 'A submissionId is a UUID');
+      const entry = await opts.store.items.get(m.accountId, p.data.id);
+      if (entry === undefined) throw new HttpError(404, 'No such submission in review for this account (it may not have been flagged, or is past retention)');
+      return entry;
+    });
+
+    app.post('/api/items/:id/label', { preHandler: authenticated, bodyLimit: 4096 }, async (request, reply) => {
+      const m = who(request);
+      const p = idParams.safeParse(request.params);
+      const b = labelBody.safeParse(request.body);
+      if (!p.success || !b.success) throw new HttpError(400, 'Send {"label": "spam" | "legitimate"} for a submissionId');
+      let record;
+      try {
+        record = await opts.store.labels.label(m.accountId, p.data.id, b.data.label, m.moderatorId, b.data.expected === undefined ? {} : { expected: b.data.expected });
+      } catch (err) {
+        if (!(err instanceof LabelConflictError)) throw err;
+        // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
+        const now = err.current;
+        return reply.code(409).send({
+          error: now === undefined
+            ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
+            : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
+          label: now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
+        });
+      }
+      if (record === undefined) throw new HttpError(404, 'No such submission in review for this account');
+      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: p.data.id, label: b.data.label }, 'review: labelled');
+      return { label: record.label, labelId: record.labelId, labelledAt: record.labelledAt, counts: await opts.store.items.counts(m.accountId) };
+    });
+
+    app.post('/api/undo', { preHandler: authenticated, bodyLimit: 1024 }, async (request) => {
+      const m = who(request);
+      const result = await opts.store.labels.undo(m.accountId, m.moderatorId);
+      if (result.kind === 'undone') request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: result.submissionId }, 'review: label undone');
+      return { ...result, counts: await opts.store.items.counts(m.accountId) };
+    });
+  };
+}

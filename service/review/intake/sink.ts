@@ -1,0 +1,156 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { capFields } from './fields.ts';
+import type { ReviewJob, ReviewSink } from './job-schema.ts';
+import type { ReviewMetrics } from '../metrics.ts';
+import { reviewReason, type ReviewPolicy } from './policy.ts';
+import { jobOptions } from './queue.ts';
+import type { ReviewSpool } from './spool.ts';
+
+export interface QueueSinkOptions {
+  readonly queue: Queue<ReviewJob>;
+  /** The queue's connection: its state decides between queue and spool without waiting. */
+  readonly connection: Redis;
+  readonly spool: ReviewSpool;
+  readonly policy: ReviewPolicy;
+  readonly maxFieldBytes: number;
+  readonly retentionMs: number;
+  readonly metrics: ReviewMetrics;
+  readonly log: Logger;
+  /** Longest wait for one add before the job goes to the spool instead. */
+  readonly addTimeoutMs?: number;
+  /** How often the spool is retried (it is also drained whenever the connection becomes ready). */
+  readonly drainIntervalMs?: number;
+  readonly random?: () => number;
+  readonly now?: () => number;
+  /** Keeps the verdict of a submission that is not queued, best effort (for support look-ups). */
+  readonly remember?: (job: ReviewJob) => Promise<void>;
+}
+
+export class TimeoutError extends Error {
+  override name = 'TimeoutError';
+}
+
+/**
+ * The service's ReviewSink: decides what goes to review, then queues it off the response path. When Redis
+ * does not answer (not connected, or slower than the timeout) the job goes to the local spool, which is sent
+ * when the connection is back, on an interval, and at start-up.
+ */
+export class QueueReviewSink implements ReviewSink {
+  readonly #o: QueueSinkOptions;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #timer: NodeJS.Timeout;
+  readonly #onReady = () => void this.drain();
+  #closed = false;
+  #drain: Promise<void> | undefined;
+
+  constructor(options: QueueSinkOptions) {
+    this.#o = options;
+    options.connection.on('ready', this.#onReady);
+    this.#timer = setInterval(() => void this.drain(), options.drainIntervalMs ?? 5_000);
+    this.#timer.unref();
+    if (options.connection.status === 'ready') void this.drain();
+  }
+
+  offer(job: ReviewJob): void {
+    try {
+      if (this.#closed) return;
+      const reason = reviewReason(job, this.#o.policy, this.#o.random);
+      if (reason === undefined) {
+        this.#remember(job);
+        return;
+      }
+      const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => this.#send(job))
+        .catch((err: unknown) => this.#o.log.error({ err, submissionId: job.submissionId }, 'review: job lost'))
+        .finally(() => this.#inFlight.delete(p));
+      this.#inFlight.add(p);
+    } catch (err) {
+      this.#o.log.error({ err, submissionId: job.submissionId }, 'review: offer failed');
+    }
+  }
+
+  /** Resolves when every job offered so far is queued or spooled. */
+  async flush(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** Sends the spool if Redis is up; concurrent calls share one drain. */
+  drain(): Promise<void> {
+    if (this.#drain !== undefined) return this.#drain;
+    if (this.#o.connection.status !== 'ready') return Promise.resolve();
+    const cutoff = (this.#o.now ?? Date.now)() - this.#o.retentionMs;
+    this.#drain = this.#o.spool
+      .drain(
+        async (job) => {
+          await this.#add(job);
+          this.#o.metrics.queued.inc();
+        },
+        (job) => Date.parse(job.receivedAt) > cutoff,
+      )
+      .then((r) => {
+        if (r.sent + r.skipped > 0) this.#o.log.info(r, 'review: spool drained');
+      })
+      .catch((err: unknown) => this.#o.log.warn({ err }, 'review: spool drain failed'))
+      .finally(() => {
+        this.#drain = undefined;
+      });
+    return this.#drain;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#o.connection.off('ready', this.#onReady);
+    await this.flush();
+    await this.#drain;
+  }
+
+  /** Best effort and never spooled: a look-up aid, not review data. Skipped while Redis is down. */
+  #remember(job: ReviewJob): void {
+    const remember = this.#o.remember;
+    if (remember === undefined || this.#o.connection.status !== 'ready') return;
+    setImmediate(() => {
+      remember(job).catch((err: unknown) => this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up'));
+    });
+  }
+
+  async #send(original: ReviewJob): Promise<void> {
+    const capped = capFields(original.fields, this.#o.maxFieldBytes);
+    const job: ReviewJob = {
+      ...original,
+      fields: capped.fields,
+      truncated: original.truncated || capped.truncated,
+      ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
+    };
+    try {
+      await this.#add(job);
+      this.#o.metrics.queued.inc();
+    } catch (err) {
+      if (await this.#o.spool.append(job)) {
+        this.#o.metrics.spooled.inc();
+        this.#o.log.debug({ submissionId: job.submissionId, err: (err as Error).message }, 'review: job spooled');
+      } else {
+        this.#o.metrics.dropped.inc();
+        this.#o.log.error({ submissionId: job.submissionId, spoolDir: this.#o.spool.dir }, 'review: spool full, job dropped');
+      }
+    }
+  }
+
+  async #add(job: ReviewJob): Promise<void> {
+    if (this.#o.connection.status !== 'ready') throw new Error('Redis not connected');
+    const ms = this.#o.addTimeoutMs ?? 1_000;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.#o.queue.add('review', job, jobOptions(job, this.#o.retentionMs)),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new TimeoutError(`queue add took over ${ms} ms`)), ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

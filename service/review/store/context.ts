@@ -1,0 +1,80 @@
+import type { Redis } from 'ioredis';
+import { labelRecordSchema, type LabelRecord } from '../../../core/labels/records.ts';
+import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
+import { ReviewKeys, type AccountKeys } from './keys.ts';
+
+export const DAY_MS = 86_400_000;
+
+export interface StoreOptions {
+  readonly prefix: string;
+  readonly retentionDays: number;
+  readonly now?: () => number;
+}
+
+/** What every part of the review store shares: the connection, the key layout, retention, and reads of items. */
+export class StoreContext {
+  readonly keys: ReviewKeys;
+  readonly retentionMs: number;
+  readonly now: () => number;
+
+  constructor(
+    readonly redis: Redis,
+    opts: StoreOptions,
+  ) {
+    this.keys = new ReviewKeys(opts.prefix);
+    this.retentionMs = Math.round(opts.retentionDays * DAY_MS);
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Items (and their labels) expire this long after the submission was received, reviewed or not. */
+  expiresAt(receivedAt: string): number {
+    return Date.parse(receivedAt) + this.retentionMs;
+  }
+
+  /** Every account that has had review items. */
+  async accounts(): Promise<string[]> {
+    return (await this.redis.smembers(this.keys.accounts())).sort();
+  }
+
+  async forms(accountId: string): Promise<string[]> {
+    return (await this.redis.smembers(this.keys.forAccount(accountId).forms())).sort();
+  }
+
+  async items(k: AccountKeys, ids: readonly string[]): Promise<(ReviewJob | undefined)[]> {
+    if (ids.length === 0) return [];
+    const raws = await this.redis.mget(...ids.map((id) => k.item(id)));
+    return raws.map((raw) => {
+      if (raw === null) return undefined;
+      const parsed = reviewJobSchema.safeParse(JSON.parse(raw));
+      return parsed.success ? parsed.data : undefined;
+    });
+  }
+
+  async label(accountId: string, submissionId: string): Promise<LabelRecord | undefined> {
+    return parseLabel(await this.redis.get(this.keys.forAccount(accountId).label(submissionId)));
+  }
+
+  /** Every index of an account whose members are submissionIds: pending (overall, by status, by form), labelled, unexported. */
+  async indexes(accountId: string): Promise<string[]> {
+    const k = this.keys.forAccount(accountId);
+    const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
+    for (const formId of await this.forms(accountId)) {
+      indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
+    }
+    return indexes;
+  }
+}
+
+export function parseLabel(raw: string | null): LabelRecord | undefined {
+  if (raw === null || raw === '') return undefined;
+  const parsed = labelRecordSchema.safeParse(JSON.parse(raw));
+  return parsed.success ? parsed.data : undefined;
+}
+
+export function parseJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,87 @@
+import type { Label } from '../../../core/labels/records.ts';
+
+/**
+ * Redis key layout of the review store. Every key of one account carries the account id as a hash tag
+ * (`{acme}`), so an account's keys live in one Cluster slot and its Lua scripts stay single-slot; a
+ * moderator's session only ever builds keys for its own account, which is what keeps accounts apart.
+ */
+export class ReviewKeys {
+  constructor(readonly prefix: string) {}
+
+  /** Every account that has had review items: what the exporter and the retention sweep walk. */
+  accounts(): string {
+    return `${this.prefix}:review:accounts`;
+  }
+
+  session(idHash: string): string {
+    return `${this.prefix}:review:session:${idHash}`;
+  }
+
+  forAccount(accountId: string): AccountKeys {
+    return new AccountKeys(`${this.prefix}:review:{${accountId}}`);
+  }
+}
+
+export class AccountKeys {
+  constructor(readonly base: string) {}
+
+  item(submissionId: string): string {
+    return `${this.base}:item:${submissionId}`;
+  }
+
+  /** The verdict (no fields) of a submission that was not queued, for support look-ups. */
+  seen(submissionId: string): string {
+    return `${this.base}:seen:${submissionId}`;
+  }
+
+  label(submissionId: string): string {
+    return `${this.base}:label:${submissionId}`;
+  }
+
+  /** The labels this item's relabels replaced, newest first, so an undo can put the one before back. */
+  labelHistory(submissionId: string): string {
+    return `${this.base}:label-history:${submissionId}`;
+  }
+
+  /** Pending items by receivedAt (ms): all, by form, by model verdict, by both. */
+  pending(filter: { formId?: string | undefined; status?: Label | undefined } = {}): string {
+    let key = `${this.base}:pending`;
+    if (filter.formId !== undefined) key += `:form:${encodeURIComponent(filter.formId)}`;
+    if (filter.status !== undefined) key += `:status:${filter.status}`;
+    return key;
+  }
+
+  /** The four pending indexes one item belongs to. */
+  pendingAll(formId: string, status: Label): [string, string, string, string] {
+    return [this.pending(), this.pending({ formId }), this.pending({ status }), this.pending({ formId, status })];
+  }
+
+  /** Labelled items by labelledAt (ms). */
+  labelled(): string {
+    return `${this.base}:labelled`;
+  }
+
+  /** Labels not yet written to data/labels, by labelledAt (ms). */
+  unexported(): string {
+    return `${this.base}:unexported`;
+  }
+
+  /**
+   * Labels taken back by an undo and not yet written to data/labels as withdrawals, by the time of the undo (ms):
+   * members are JSON `{submissionId, labelId, withdrawn: labelledAt, exported}`. Not swept: they hold no personal data, and
+   * dropping one would leave its undone label in the files for good.
+   */
+  withdrawals(): string {
+    return `${this.base}:withdrawals`;
+  }
+
+  /** Form ids that have had items (for the console's filter). */
+  forms(): string {
+    return `${this.base}:forms`;
+  }
+
+  /** A moderator's recent labels (`<submissionId> <labelledAt>`, one per label), newest first, for undo. */
+  undo(moderatorId: string): string {
+    return `${this.base}:undo:${encodeURIComponent(moderatorId)}`;
+  }
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { Label, LabelRecord } from '../../../core/labels/records.ts';
+import { DAY_MS, parseLabel, type StoreContext } from './context.ts';
+import type { ItemStore } from './items.ts';
+import { SCRIPTS } from './scripts.ts';
+
+/**
+ * A label refused because the item's label changed since the moderator saw it (another moderator labelled,
+ * relabelled or undid it meanwhile): `current` is the item's label now, undefined when it has none.
+ */
+export class LabelConflictError extends Error {
+  override name = 'LabelConflictError';
+  constructor(readonly current: LabelRecord | undefined) {
+    super(current === undefined ? 'The item is no longer labelled' : `The item is already labelled ${current.label} by ${current.moderatorId}`);
+  }
+}
+
+export type UndoResult =
+  | { readonly kind: 'undone'; readonly submissionId: string }
+  /** Refused: the moderator's newest label was relabelled since (by `by`); it is dropped, the next undo goes further back. */
+  | { readonly kind: 'relabelled'; readonly submissionId: string; readonly by: string }
+  | { readonly kind: 'nothing' };
+
+/** An undo-list entry names one label: the item and that label's labelledAt (older entries hold the id only). */
+function undoEntry(submissionId: string, labelledAt: string): string {
+  return `${submissionId} ${labelledAt}`;
+}
+
+function parseUndoEntry(entry: string): { submissionId: string; labelledAt: string } {
+  const space = entry.indexOf(' ');
+  return space < 0 ? { submissionId: entry, labelledAt: '' } : { submissionId: entry.slice(0, space), labelledAt: entry.slice(space + 1) };
+}
+
+/** Moderators' labels on queued items, and each moderator's undo of them. */
+export class LabelStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly items: ItemStore,
+  ) {}
+
+  getLabel(accountId: string, submissionId: string): Promise<LabelRecord | undefined> {
+    return this.ctx.label(accountId, submissionId);
+  }
+
+  /**
+   * Labels an item (or relabels it); undefined when the item is unknown to this account or expired.
+   * `expected` is the label the moderator saw: null for none (a pending item), or that label's labelId (its
+   * labelledAt where it has none, which cannot tell it from a label of the same millisecond). When
+   * given and the item's label is no longer that one, nothing changes and LabelConflictError says what it is now,
+   * so two moderators on the same item never overwrite each other unseen. Omitted: no check (the CLI).
+   */
+  async label(
+    accountId: string,
+    submissionId: string,
+    label: Label,
+    moderatorId: string,
+    opts: { expected?: string | null } = {},
+  ): Promise<LabelRecord | undefined> {
+    const entry = await this.items.get(accountId, submissionId);
+    if (entry === undefined || !entry.queued) return undefined;
+    const { item } = entry;
+    const labelledAtMs = this.ctx.now();
+    const record: LabelRecord = {
+      labelId: randomUUID(),
+      submissionId,
+      accountId,
+      formId: item.formId,
+      label,
+      fields: item.fields,
+      truncated: item.truncated,
+      receivedAt: item.receivedAt,
+      labelledAt: new Date(labelledAtMs).toISOString(),
+      moderatorId,
+      modelStatus: item.verdict.status,
+      modelConfidence: item.verdict.confidence,
+      modelVersion: item.verdict.modelVersion,
+    };
+    const k = this.ctx.keys.forAccount(accountId);
+    const r = await this.ctx.redis.eval(
+      SCRIPTS.label,
+      10,
+      k.item(submissionId),
+      k.label(submissionId),
+      ...k.pendingAll(item.formId, item.verdict.status),
+      k.labelled(),
+      k.unexported(),
+      k.undo(moderatorId),
+      k.labelHistory(submissionId),
+      JSON.stringify(record),
+      labelledAtMs,
+      this.ctx.expiresAt(item.receivedAt),
+      submissionId,
+      DAY_MS,
+      undoEntry(submissionId, record.labelledAt),
+      opts.expected === undefined ? '' : opts.expected === null ? '-' : opts.expected,
+    );
+    if (Array.isArray(r)) throw new LabelConflictError(parseLabel(String(r[1] ?? '')));
+    return r === 1 ? record : undefined;
+  }
+
+  /**
+   * Takes back this moderator's most recent label in this account: the label it replaced comes back, or the item
+   * goes back to pending. Refused ('relabelled') when someone relabelled the item since: nothing changes then.
+   */
+  async undo(accountId: string, moderatorId: string): Promise<UndoResult> {
+    const k = this.ctx.keys.forAccount(accountId);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const entry = await this.ctx.redis.lindex(k.undo(moderatorId), 0);
+      if (entry === null) return { kind: 'nothing' };
+      const { submissionId, labelledAt } = parseUndoEntry(entry);
+      const [item] = await this.ctx.items(k, [submissionId]);
+      const formId = item?.formId ?? '';
+      const status = item?.verdict.status ?? 'spam';
+      const [code, by] = (await this.ctx.redis.eval(
+        SCRIPTS.undo,
+        11,
+        k.undo(moderatorId),
+        k.label(submissionId),
+        k.labelled(),
+        k.unexported(),
+        ...k.pendingAll(formId, status),
+        k.item(submissionId),
+        k.labelHistory(submissionId),
+        k.withdrawals(),
+        entry,
+        submissionId,
+        item === undefined ? 0 : Date.parse(item.receivedAt),
+        moderatorId,
+        labelledAt,
+        item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt),
+        this.ctx.now(),
+      )) as [number, string?];
+      if (code === 1 || code === 2) return { kind: 'undone', submissionId };
+      // Refuse rather than skip: undoing an older label instead would change something the moderator did not mean to.
+      if (code === -1) return { kind: 'relabelled', submissionId, by: by ?? '' };
+      // 0: raced with another label of this moderator; -2: item expired; -3: label already gone. Try the next.
+    }
+    return { kind: 'nothing' };
+  }
+}

@@ -1,0 +1,43 @@
+import type { Redis } from 'ioredis';
+import { StoreContext, type StoreOptions } from './context.ts';
+import { Erasure } from './erasure.ts';
+import { ExportLedger } from './export-ledger.ts';
+import { ItemStore } from './items.ts';
+import { LabelStore } from './labels.ts';
+import type { ReviewKeys } from './keys.ts';
+import { Retention } from './retention.ts';
+
+/**
+ * The review items, their labels and the indexes the console reads, all in Redis, one part per concern. Every
+ * method takes the account id and touches only that account's keys (see keys.ts), so accounts are kept apart by
+ * construction.
+ */
+export class ReviewStore {
+  readonly items: ItemStore;
+  readonly labels: LabelStore;
+  readonly exports: ExportLedger;
+  readonly erasure: Erasure;
+  readonly retention: Retention;
+  readonly #ctx: StoreContext;
+
+  constructor(redis: Redis, opts: StoreOptions) {
+    this.#ctx = new StoreContext(redis, opts);
+    this.items = new ItemStore(this.#ctx);
+    this.labels = new LabelStore(this.#ctx, this.items);
+    this.exports = new ExportLedger(this.#ctx);
+    this.erasure = new Erasure(this.#ctx, this.exports);
+    this.retention = new Retention(this.#ctx);
+  }
+
+  get keys(): ReviewKeys {
+    return this.#ctx.keys;
+  }
+
+  get retentionMs(): number {
+    return this.#ctx.retentionMs;
+  }
+
+  expiresAt(receivedAt: string): number {
+    return this.#ctx.expiresAt(receivedAt);
+  }
+}

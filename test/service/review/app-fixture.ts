@@ -1,0 +1,159 @@
+import type { FastifyInstance } from 'fastify';
+import type { Browser } from 'playwright-core';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { buildApp } from '../../../service/app.ts';
+import type { FormFields } from '../../../core/features/form-fields.ts';
+import type { Classifier, Verdict } from '../../../core/classifier/types.ts';
+import { startReview, type Review, type ReviewEnv } from '../../../service/review/setup.ts';
+import { CSRF_HEADER } from '../../../service/review/console/routes.ts';
+import { parseTenants } from '../../../service/tenants/load.ts';
+import type { TenantsFile } from '../../../service/tenants/schema.ts';
+import { launchChromium } from './browser.ts';
+import { deleteKeys, REDIS_URL, sha256, silent, tempDir, testPrefix, until } from './helpers.ts';
+import { Redis } from 'ioredis';
+
+export const API_KEY = 'review-test-key-acme-0123456789';
+export const ACME_TOKEN = 'acme-moderator-token-4f1b2c9d8e7a';
+export const GLOBEX_TOKEN = 'globex-moderator-token-0a9b8c7d6e5f';
+
+export function tenantsFile(withModerators = true): TenantsFile {
+  return {
+    accounts: [
+      {
+        id: 'acme',
+        apiKeys: [{ id: 'primary', sha256: sha256(API_KEY) }],
+        forms: [
+          { id: 'contact', allowedReferrers: ['example.com'] },
+          { id: 'newsletter', allowedReferrers: ['example.com'] },
+        ],
+        ...(withModerators ? { moderators: [{ id: 'alice', sha256: sha256(ACME_TOKEN) }] } : {}),
+      },
+      {
+        id: 'globex',
+        apiKeys: [{ id: 'main', sha256: sha256('review-test-key-globex-0123456789') }],
+        forms: [{ id: 'globex-form', allowedReferrers: ['globex.test'] }],
+        ...(withModerators ? { moderators: [{ id: 'gina', sha256: sha256(GLOBEX_TOKEN) }] } : {}),
+      },
+    ],
+  };
+}
+
+/** A stand-in model for wiring tests (the queue is under test, not the model): "casino" means spam. */
+export const keywordClassifier: Classifier = {
+  modelVersion: 'keyword-test',
+  featureVersion: 'test',
+  classify(fields: FormFields): Verdict {
+    const spam = JSON.stringify(fields).toLowerCase().includes('casino');
+    return {
+      status: spam ? 'spam' : 'legitimate',
+      spamProbability: spam ? 0.97 : 0.03,
+      confidence: 0.97,
+      signals: [],
+      reasoning: spam ? 'Mentions a casino.' : 'Nothing unusual.',
+      modelVersion: 'keyword-test',
+    };
+  },
+};
+
+export interface ReviewAppFixture {
+  readonly app: FastifyInstance;
+  readonly review: Review;
+  readonly tenants: { current: ReturnType<typeof parseTenants> };
+  readonly redis: Redis;
+  readonly prefix: string;
+  close(): Promise<void>;
+}
+
+/** The review settings of the test apps: a band of 0.75, no sampling, fields cut at 4096 bytes, a 1 MiB spool. */
+export function reviewEnv(redisUrl: string, spoolDir: string, prefix: string): ReviewEnv {
+  return {
+    REDIS_URL: redisUrl,
+    REVIEW_BAND: 0.75,
+    REVIEW_SAMPLE_RATE: 0,
+    REVIEW_RETENTION_DAYS: 30,
+    REVIEW_SPOOL_DIR: spoolDir,
+    REVIEW_SPOOL_MAX_BYTES: 1 << 20,
+    REVIEW_MAX_FIELD_BYTES: 4096,
+    BULLMQ_PREFIX: prefix,
+  };
+}
+
+/** The real service app (buildApp) with the review sink and console, on the shared test Redis under its own prefix. */
+export async function reviewApp(opts: { withModerators?: boolean; logger?: Logger } = {}): Promise<ReviewAppFixture> {
+  const prefix = testPrefix('app');
+  const spool = await tempDir('app-spool');
+  const tenants = { current: parseTenants(JSON.stringify(tenantsFile(opts.withModerators ?? true)), 'test') };
+  const review = startReview({
+    env: reviewEnv(REDIS_URL, spool.dir, prefix),
+    log: opts.logger ?? silent,
+    moderators: tenants,
+    registry: new Registry(),
+  });
+  if (review === undefined) throw new Error('review did not start');
+  // The sink spools until its connection is ready; hand the app out once the store answers.
+  await until(async () => (await review.store.items.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
+  const app = await buildApp({
+    tenants,
+    classifier: keywordClassifier,
+    maxEventLoopDelayMs: 0,
+    reviewSink: review.sink,
+    reviewRoutes: review.routes,
+    ...(opts.logger === undefined ? {} : { logger: opts.logger }),
+  });
+  await app.ready();
+  const redis = new Redis(REDIS_URL);
+  return {
+    app,
+    review,
+    tenants,
+    redis,
+    prefix,
+    async close() {
+      await app.close();
+      await review.close();
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+      await spool.remove();
+    },
+  };
+}
+
+export interface ConsoleAppFixture extends ReviewAppFixture {
+  /** Where the app listens, on a loopback port: the console is at `${base}/review`. */
+  readonly base: string;
+  readonly browser: Browser;
+}
+
+/** reviewApp, listening on a loopback port, with headless Chromium to drive its console; close() closes both. */
+export async function consoleApp(opts: Parameters<typeof reviewApp>[0] = {}): Promise<ConsoleAppFixture> {
+  const f = await reviewApp(opts);
+  try {
+    const base = await f.app.listen({ host: '127.0.0.1', port: 0 });
+    const browser = await launchChromium();
+    return {
+      ...f,
+      base,
+      browser,
+      async close() {
+        await browser.close();
+        await f.close();
+      },
+    };
+  } catch (err) {
+    await f.close();
+    throw err;
+  }
+}
+
+/** Headers of a console API call that sends JSON (the CSRF header included). */
+export const JSON_HEADERS = { 'content-type': 'application/json', [CSRF_HEADER]: '1' };
+
+/** Signs a moderator in through the console API and returns the session's Cookie header. */
+export async function signIn(app: FastifyInstance, token: string): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: '/review/api/session', headers: JSON_HEADERS, payload: { token } });
+  if (res.statusCode !== 200) throw new Error(`sign-in answered ${res.statusCode}: ${res.body}`);
+  const cookie = res.cookies.find((c) => c.name === 'fg_review');
+  if (cookie === undefined) throw new Error('no session cookie');
+  return `fg_review=${cookie.value}`;
+}
