@@ -74,7 +74,7 @@ describe('a console session is bound to the token it was opened with', () => {
       await writeFile(file, JSON.stringify(tenantsFile()), { mode: 0o600 });
       const alice = await signIn(ACME_TOKEN);
       const gina = await signIn(GLOBEX_TOKEN);
-      const cli = path.join(repoRoot, 'service/tenants/cli.ts');
+      const cli = path.join(repoRoot, 'cli/tenants.ts');
       const out = await run(process.execPath, ['--import', 'tsx', cli, 'add-moderator', 'acme', 'alice', '--replace', '--file', file], { cwd: repoRoot });
       const token = /moderator token: (\S+)/.exec(out.stdout)?.[1] ?? '';
       f.tenants.current = (await loadTenantsFile(file)).tenants;

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
-import { ReviewStore } from '../../../service/review/store/review-store.ts';
-import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from './helpers.ts';
-import { missingDatabaseUrl } from '../../redis-url.ts';
+import { repoRoot } from '../../service/config/env.ts';
+import { ReviewStore } from '../../service/review/store/review-store.ts';
+import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../service/review/helpers.ts';
+import { missingDatabaseUrl } from '../redis-url.ts';
 
 const run = promisify(execFile);
 const prefix = testPrefix('cli');
@@ -15,7 +15,7 @@ const redis = new Redis(REDIS_URL);
 const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
 const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
 const env = { ...process.env, REDIS_URL, BULLMQ_PREFIX: prefix };
-const cli = (script: string, args: string[]) => run(tsx, [path.join(repoRoot, 'service/review/cli', script), ...args], { env, cwd: repoRoot });
+const cli = (script: string, args: string[]) => run(tsx, [path.join(repoRoot, 'cli', script), ...args], { env, cwd: repoRoot });
 
 afterAll(async () => {
   await deleteKeys(redis, prefix);
@@ -62,16 +62,16 @@ describe('npm run review / labels:export', () => {
 
   it('answers bad arguments and an unreachable Redis with a message and exit 2, not a stack trace', async () => {
     const refused = (script: string, args: string[], extra: Record<string, string> = {}) =>
-      run(tsx, [path.join(repoRoot, 'service/review/cli', script), ...args], { env: { ...env, ...extra }, cwd: repoRoot }).then(
+      run(tsx, [path.join(repoRoot, 'cli', script), ...args], { env: { ...env, ...extra }, cwd: repoRoot }).then(
         () => ({ code: 0, stderr: '' }),
         (err: { code: number; stderr: string }) => ({ code: err.code, stderr: err.stderr }),
       );
     const badLimit = await refused('review.ts', ['list', '--account', 'acme', '--limit', 'abc']);
-    expect(badLimit).toMatchObject({ code: 2, stderr: expect.stringMatching(/^--limit must be a whole number/) });
+    expect(badLimit).toMatchObject({ code: 2, stderr: expect.stringMatching(/^review: --limit must be a whole number/) });
     const unknown = await refused('labels-export.ts', ['--bogus']);
-    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Unknown option '--bogus'/) });
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:export: Unknown option '--bogus'/) });
     const down = await refused('labels-export.ts', [], { REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Cannot reach Redis at 127\.0\.0\.1:1 \(REDIS_URL\): connect ECONNREFUSED/) });
+    expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:export: Cannot reach Redis at 127\.0\.0\.1:1 \(REDIS_URL\): connect ECONNREFUSED/) });
     // A database the server refuses: plain ioredis listed database 0's queue while the tool named the other one.
     const { url, db } = await missingDatabaseUrl();
     const noSuchDb = await refused('review.ts', ['list', '--account', 'acme'], { REDIS_URL: url });
@@ -117,16 +117,16 @@ describe('npm run labels:erase', () => {
   it('refuses to guess (exit 2: no selector, a bad submissionId, no REDIS_URL without --files-only); a missing folder is exit 1', async () => {
     const out = await tempDir('cli-erase-usage');
     const refused = (args: string[], extra: Record<string, string> = {}) =>
-      run(tsx, [path.join(repoRoot, 'service/review/cli/labels-erase.ts'), ...args], { env: { ...env, ...extra }, cwd: repoRoot }).then(
+      run(tsx, [path.join(repoRoot, 'cli/labels-erase.ts'), ...args], { env: { ...env, ...extra }, cwd: repoRoot }).then(
         (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
       );
     try {
-      expect(await refused(['--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Say what to erase: --account, --submission or --form\./) });
-      expect(await refused(['--submission', 'abc', '--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^--submission takes a submissionId \(a UUID\), got abc/) });
+      expect(await refused(['--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:erase: Say what to erase: --account, --submission or --form\./) });
+      expect(await refused(['--submission', 'abc', '--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:erase: --submission takes a submissionId \(a UUID\), got abc/) });
       expect(await refused(['--account', 'acme', '--dir', out.dir], { REDIS_URL: '' })).toMatchObject({
         code: 2,
-        stderr: 'REDIS_URL is not set: the review queue lives in Redis. labels:erase erases the store too: set it, or give --files-only to erase the files alone.\n',
+        stderr: 'labels:erase: REDIS_URL is not set: the review queue lives in Redis. labels:erase erases the store too: set it, or give --files-only to erase the files alone.\n',
       });
       expect(await refused(['--account', 'acme', '--dir', out.dir, '--files-only'], { REDIS_URL: '' })).toMatchObject({
         code: 0,
@@ -134,7 +134,7 @@ describe('npm run labels:erase', () => {
       });
       expect(await refused(['--account', 'acme', '--dir', `${out.dir}/missing`, '--files-only'])).toMatchObject({
         code: 1,
-        stderr: `labels:erase failed: ${out.dir}/missing is not a folder of exported labels\n`,
+        stderr: `labels:erase: ${out.dir}/missing is not a folder of exported labels\n`,
       });
     } finally {
       await out.remove();

@@ -1,12 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { listModelVersions, loadModelFolder } from '../../core/classifier/load.ts';
-import { ModelLoadError } from '../../core/classifier/errors.ts';
-import type { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
-import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
-import { parseFlags, UsageError } from '../../core/cli/usage.ts';
-import { DataError, latestLabels, readLabelledFile } from '../data/loaders.ts';
-import { evaluate } from '../model/metrics.ts';
+import { listModelVersions, loadModelFolder } from '../core/classifier/load.ts';
+import { ModelLoadError } from '../core/classifier/errors.ts';
+import type { LinearClassifier } from '../core/classifier/linear-classifier.ts';
+import type { BinaryMetrics } from '../core/classifier/manifest.ts';
+import { runCommand } from '../core/cli/run.ts';
+import { parseFlags, UsageError } from '../core/cli/usage.ts';
+import { DataError, latestLabels, readLabelledFile } from '../training/data/loaders.ts';
+import { evaluate } from '../training/model/metrics.ts';
 
 const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...] [--json]
 Scores labelled files (JSON Lines of records or form records (.jsonl, .ndjson), the YouTube CSV format (.csv),
@@ -16,7 +17,7 @@ calibration error per source (a file's name is its source); n/a where a figure i
 legitimate records, nothing flagged). --json prints the same figures as JSON.`;
 
 function parseCommandLine(argv: string[]) {
-  return parseFlags(argv, { model: { type: 'string' }, data: { type: 'string', multiple: true }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } });
+  return parseFlags(argv, { model: { type: 'string' }, data: { type: 'string', multiple: true }, json: { type: 'boolean', default: false } });
 }
 
 /** A model folder by its path, whatever its name; a folder of versions is named as such, with the newest to pass. */
@@ -54,10 +55,6 @@ function row(name: string, m: BinaryMetrics): string {
 
 async function run(argv: string[]): Promise<void> {
   const { values } = parseCommandLine(argv);
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
   if (!values.model || !values.data?.length) throw new UsageError(`${values.model ? '--data' : '--model'} is required`);
   const classifier = await loadModel(values.model);
   const perFile = values.data.map((file) => {
@@ -83,15 +80,9 @@ async function run(argv: string[]): Promise<void> {
   for (const [name, m] of [['all', result.overall], ...Object.entries(result.bySource)] as const) console.log(row(name, m));
 }
 
-run(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof UsageError) {
-    console.error(`evaluate: ${e.message}\n\n${HELP}`);
-    process.exit(2);
-  }
-  if (e instanceof ModelLoadError || e instanceof DataError) {
-    console.error(`evaluate: ${e.message}`);
-    process.exit(2);
-  }
-  console.error(e);
-  process.exit(1);
+runCommand({
+  name: 'evaluate',
+  usage: HELP,
+  main: run,
+  exitCodeOf: (e) => (e instanceof ModelLoadError || e instanceof DataError ? 2 : undefined),
 });

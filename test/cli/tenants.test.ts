@@ -4,16 +4,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
-import { loadTenantsFile } from '../../../service/tenants/load.ts';
-import { stubClassifier, testApp } from '../helpers.ts';
+import { repoRoot } from '../../service/config/env.ts';
+import { loadTenantsFile } from '../../service/tenants/load.ts';
+import { stubClassifier, testApp } from '../service/helpers.ts';
 
 const run = promisify(execFile);
 let dir: string;
 let file: string;
 
 function tenantsCli(...args: string[]) {
-  return run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/tenants/cli.ts'), ...args, '--file', file], { cwd: repoRoot });
+  return run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), ...args, '--file', file], { cwd: repoRoot });
 }
 
 beforeAll(async () => {
@@ -51,7 +51,7 @@ describe('npm run tenants', () => {
 
   it('add-account creates the file and its missing folder, as in a fresh clone without tenants/', async () => {
     const nested = path.join(dir, 'fresh', 'tenants', 'tenants.json');
-    await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/tenants/cli.ts'), 'add-account', 'acme', '--file', nested], { cwd: repoRoot });
+    await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), 'add-account', 'acme', '--file', nested], { cwd: repoRoot });
     expect(JSON.parse((await loadTenantsFile(nested)).text).accounts.map((a: { id: string }) => a.id)).toEqual(['acme']);
   });
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
-import { sha256Hex } from '../../../service/tenants/key.ts';
-import { loadTenantsFile } from '../../../service/tenants/load.ts';
-import { stubClassifier, testApp } from '../helpers.ts';
+import { repoRoot } from '../../service/config/env.ts';
+import { sha256Hex } from '../../service/tenants/key.ts';
+import { loadTenantsFile } from '../../service/tenants/load.ts';
+import { stubClassifier, testApp } from '../service/helpers.ts';
 
 const run = promisify(execFile);
 let dir: string;
@@ -15,7 +15,7 @@ let file: string;
 let key: string;
 
 function tenantsCli(...args: string[]) {
-  return run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/tenants/cli.ts'), ...args, '--file', file], { cwd: repoRoot });
+  return run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), ...args, '--file', file], { cwd: repoRoot });
 }
 
 async function verify(formId: string, origin: string) {

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { UsageError } from '../../core/cli/usage.ts';
-import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from './edit.ts';
-import { parseTenants } from './load.ts';
-import type { TenantsFile } from './schema.ts';
-import { writeTenants } from './write.ts';
+import { runCommand } from '../core/cli/run.ts';
+import { parseFlags, UsageError } from '../core/cli/usage.ts';
+import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from '../service/tenants/edit.ts';
+import { parseTenants } from '../service/tenants/load.ts';
+import type { TenantsFile } from '../service/tenants/schema.ts';
+import { writeTenants } from '../service/tenants/write.ts';
 
 const USAGE = `Usage: npm run tenants -- <command> [options]   (file: --file <path> or TENANTS_FILE)
 
@@ -82,42 +82,33 @@ function algorithm(value: string | undefined): { algorithm?: 'fixed' | 'sliding'
 }
 
 function need(value: string | undefined, what: string): string {
-  if (value === undefined || value === '') throw new UsageError(`missing ${what}\n\n${USAGE}`);
+  if (value === undefined || value === '') throw new UsageError(`missing ${what}`);
   return value;
 }
 
 function parseCommandLine(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        file: { type: 'string' },
-        max: { type: 'string' },
-        window: { type: 'string' },
-        algorithm: { type: 'string' },
-        referrer: { type: 'string', multiple: true },
-        id: { type: 'string' },
-        replace: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(`${(err as Error).message}\n\n${USAGE}`);
-  }
+  return parseFlags(
+    argv,
+    {
+      file: { type: 'string' },
+      max: { type: 'string' },
+      window: { type: 'string' },
+      algorithm: { type: 'string' },
+      referrer: { type: 'string', multiple: true },
+      id: { type: 'string' },
+      replace: { type: 'boolean' },
+    },
+    true,
+  );
 }
 
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine(argv);
   const [command, ...args] = positionals;
-  if (values.help === true) {
-    console.log(USAGE);
-    return;
-  }
-  if (command === undefined) throw new UsageError(`a command is needed\n\n${USAGE}`);
-  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  if (command === undefined) throw new UsageError('a command is needed');
+  if (!isCommand(command)) throw new UsageError(`unknown command "${command}"`);
   // Silently ignored elsewhere, a --replace could pass for a rotation that never happened.
-  if (values.replace === true && command !== 'add-moderator') throw new UsageError(`--replace goes with add-moderator only\n\n${USAGE}`);
+  if (values.replace === true && command !== 'add-moderator') throw new UsageError('--replace goes with add-moderator only');
   const file = path.resolve(need(values.file ?? process.env.TENANTS_FILE, 'the tenants file: --file <path> or TENANTS_FILE'));
   const data = await readTenants(file, command === 'add-account');
 
@@ -185,7 +176,5 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-run(process.argv.slice(2)).catch((err: unknown) => {
-  console.error(`tenants: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(err instanceof UsageError ? 2 : 1);
-});
+// Every other error (a refused edit, an unreadable file) is one line, exit 1.
+runCommand({ name: 'tenants', usage: USAGE, main: run, exitCodeOf: () => 1 });

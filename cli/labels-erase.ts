@@ -1,10 +1,13 @@
 // npm run labels:erase -- --account <id> | --submission <id> | --form <id> [--dir data/labels] [--dry-run] [--files-only]:
 // erases submitted content (a GDPR erasure request) from the exported label files and the review store.
 import path from 'node:path';
-import { repoRoot } from '../../config/env.ts';
-import { eraseLabels, type EraseResult, type EraseSelector } from '../label-files/erase-labels.ts';
-import { labelRecordSchema } from '../../../core/labels/records.ts';
-import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
+import { repoRoot } from '../service/config/env.ts';
+import { eraseLabels, type EraseResult, type EraseSelector } from '../service/review/label-files/erase-labels.ts';
+import { labelRecordSchema } from '../core/labels/records.ts';
+import type { Redis } from 'ioredis';
+import { runCommand } from '../core/cli/run.ts';
+import { clean, parseFlags, UsageError } from '../core/cli/usage.ts';
+import { openStore } from '../service/review/open-store.ts';
 
 const USAGE = `Usage: npm run labels:erase -- [--account <id>] [--submission <submissionId> ...] [--form <formId> ...]
                               [--dir data/labels] [--dry-run] [--files-only]
@@ -20,54 +23,49 @@ store that REDIS_URL names, so that no later export writes them again. A line go
   --files-only           erase from the files only, without REDIS_URL: the store keeps its copy until retention ends,
                          and a label of it not yet exported is written again by the next export`;
 
-const { values } = parseCliArgs(
-  {
-    options: {
-      account: { type: 'string' },
-      submission: { type: 'string', multiple: true },
-      form: { type: 'string', multiple: true },
-      dir: { type: 'string', default: path.join(repoRoot, 'data', 'labels') },
-      'dry-run': { type: 'boolean', default: false },
-      'files-only': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  },
-  USAGE,
-);
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
+interface Request {
+  readonly account: string | undefined;
+  readonly submissionIds: readonly string[];
+  readonly formIds: readonly string[];
+  readonly dir: string;
+  readonly dryRun: boolean;
 }
 
-const submissionIds = values.submission ?? [];
-const formIds = values.form ?? [];
-if (values.account === undefined && submissionIds.length === 0 && formIds.length === 0) usageError('Say what to erase: --account, --submission or --form.', USAGE);
-if (values.account !== undefined && values.account.trim() === '') usageError('--account needs an account id.', USAGE);
-for (const id of submissionIds) if (!labelRecordSchema.shape.submissionId.safeParse(id).success) usageError(`--submission takes a submissionId (a UUID), got ${clean(id)}`, USAGE);
-for (const id of formIds) if (id.trim() === '') usageError('--form needs a form id.', USAGE);
+let redis: Redis | undefined;
 
-const selector: EraseSelector = { accountId: values.account, submissionIds, formIds };
-const dir = path.resolve(values.dir);
-const dryRun = values['dry-run'];
-const withStore = !dryRun && !values['files-only'];
-const opened = withStore ? await openStore({ withoutRedis: 'labels:erase erases the store too: set it, or give --files-only to erase the files alone.' }) : undefined;
-try {
-  const result = await eraseLabels(dir, selector, { dryRun, ...(opened === undefined ? {} : { store: opened.store }) });
-  for (const line of report(result, opened?.where)) console.log(line);
-} catch (err) {
-  console.error(`labels:erase failed: ${(err as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  opened?.redis.disconnect();
+async function run(argv: string[]): Promise<void> {
+  const { values } = parseFlags(argv, {
+    account: { type: 'string' },
+    submission: { type: 'string', multiple: true },
+    form: { type: 'string', multiple: true },
+    dir: { type: 'string', default: path.join(repoRoot, 'data', 'labels') },
+    'dry-run': { type: 'boolean', default: false },
+    'files-only': { type: 'boolean', default: false },
+  });
+  const submissionIds = values.submission ?? [];
+  const formIds = values.form ?? [];
+  if (values.account === undefined && submissionIds.length === 0 && formIds.length === 0) throw new UsageError('Say what to erase: --account, --submission or --form.');
+  if (values.account !== undefined && values.account.trim() === '') throw new UsageError('--account needs an account id.');
+  for (const id of submissionIds) if (!labelRecordSchema.shape.submissionId.safeParse(id).success) throw new UsageError(`--submission takes a submissionId (a UUID), got ${clean(id)}`);
+  for (const id of formIds) if (id.trim() === '') throw new UsageError('--form needs a form id.');
+
+  const req: Request = { account: values.account, submissionIds, formIds, dir: path.resolve(values.dir), dryRun: values['dry-run'] };
+  const selector: EraseSelector = { accountId: req.account, submissionIds, formIds };
+  const withStore = !req.dryRun && !values['files-only'];
+  const opened = withStore ? await openStore({ withoutRedis: 'labels:erase erases the store too: set it, or give --files-only to erase the files alone.' }) : undefined;
+  redis = opened?.redis;
+  const result = await eraseLabels(req.dir, selector, { dryRun: req.dryRun, ...(opened === undefined ? {} : { store: opened.store }) });
+  for (const line of report(req, result, opened?.where)) console.log(line);
 }
 
 /** What was erased, in counts and file names: never a line's content. */
-function report(r: EraseResult, where: string | undefined): string[] {
+function report(req: Request, r: EraseResult, where: string | undefined): string[] {
+  const { dir, dryRun } = req;
   const out: string[] = [];
-  if (r.store !== undefined) out.push(...storeReport(r.store, where ?? 'the review store'));
+  if (r.store !== undefined) out.push(...storeReport(req, r.store, where ?? 'the review store'));
   else if (dryRun) out.push('Dry run: nothing was changed, and the review store was not read.');
   else out.push('--files-only: the review store was not touched.');
-  if (r.labels + r.withdrawals === 0) out.push(`No label lines of ${chosen()} in ${dir}.`);
+  if (r.labels + r.withdrawals === 0) out.push(`No label lines of ${chosen(req)} in ${dir}.`);
   else {
     const gone = dryRun ? 'would be deleted' : 'deleted';
     const files = r.files.filter((f) => f.removed > 0).map((f) => `${f.name} (${f.removed} line(s)${f.deleted ? `; nothing left, file ${gone}` : ''})`);
@@ -86,20 +84,20 @@ function report(r: EraseResult, where: string | undefined): string[] {
     const total = [...r.unattributed.values()].reduce((a, b) => a + b, 0);
     out.push(
       `${total} label line(s) in ${dir} name no account (exported before labels named their account), of the forms ${forms}. ` +
-        `Form ids are unique across the tenants file: if one of these forms is (or was) ${clean(values.account ?? '')}'s, erase its lines with --form <formId>.`,
+        `Form ids are unique across the tenants file: if one of these forms is (or was) ${clean(req.account ?? '')}'s, erase its lines with --form <formId>.`,
     );
   }
   if (r.other.length > 0) out.push(`${r.other.length} line(s) are not label lines and were left as they are; check them by hand: ${r.other.slice(0, 10).join(', ')}${r.other.length > 10 ? ', …' : ''}`);
   return out;
 }
 
-function storeReport(s: NonNullable<EraseResult['store']>, where: string): string[] {
+function storeReport(req: Request, s: NonNullable<EraseResult['store']>, where: string): string[] {
   const out: string[] = [];
   if (s.account !== undefined) {
     const a = s.account;
-    out.push(`Erased account ${clean(values.account ?? '')} from ${where}: ${a.items} item(s), ${a.labels} label(s), ${a.keys} key(s) in all.`);
+    out.push(`Erased account ${clean(req.account ?? '')} from ${where}: ${a.items} item(s), ${a.labels} label(s), ${a.keys} key(s) in all.`);
   }
-  for (const id of submissionIds) {
+  for (const id of req.submissionIds) {
     const found = s.submissions.filter((e) => e.submissionId === id);
     if (found.length === 0) out.push(`Submission ${id}: not in ${where} (never queued, past retention, or erased before).`);
     for (const e of found) {
@@ -110,11 +108,14 @@ function storeReport(s: NonNullable<EraseResult['store']>, where: string): strin
   return out;
 }
 
-function chosen(): string {
+function chosen(req: Request): string {
   const parts = [
-    ...(values.account === undefined ? [] : [`account ${clean(values.account)}`]),
-    ...submissionIds.map((id) => `submission ${id}`),
-    ...formIds.map((id) => `form ${clean(id)}`),
+    ...(req.account === undefined ? [] : [`account ${clean(req.account)}`]),
+    ...req.submissionIds.map((id) => `submission ${id}`),
+    ...req.formIds.map((id) => `form ${clean(id)}`),
   ];
   return parts.join(', ');
 }
+
+// Every failure of the erasure itself (a busy lock, a missing folder) is one line, exit 1.
+runCommand({ name: 'labels:erase', usage: USAGE, main: run, exitCodeOf: () => 1, cleanup: () => redis?.disconnect() });

@@ -1,8 +1,12 @@
 // npm run review -- list|show|label: the review queue from a terminal (talks to Redis via REDIS_URL).
 import { userInfo } from 'node:os';
-import { labelSchema } from '../../../core/labels/records.ts';
-import type { ReviewJob } from '../intake/job-schema.ts';
-import { clean, openStore, parseCliArgs, usageError } from './shared.ts';
+import type { Redis } from 'ioredis';
+import { runCommand } from '../core/cli/run.ts';
+import { clean, CommandError, parseFlags, UsageError, wholeNumber } from '../core/cli/usage.ts';
+import { openStore } from '../service/review/open-store.ts';
+import { labelSchema } from '../core/labels/records.ts';
+import type { ReviewJob } from '../service/review/intake/job-schema.ts';
+
 
 const USAGE = `Usage:
   npm run review -- list  --account <id> [--form <id>] [--status spam|legitimate] [--limit 20] [--offset 0] [--json]
@@ -10,19 +14,21 @@ const USAGE = `Usage:
   npm run review -- label --account <id> <submissionId> spam|legitimate [--moderator <id>]
   npm run review -- undo  --account <id> [--moderator <id>]`;
 
-const { values, positionals } = parseCliArgs({
-  allowPositionals: true,
-  options: {
-    account: { type: 'string', short: 'a' },
-    form: { type: 'string' },
-    status: { type: 'string' },
-    limit: { type: 'string', default: '20' },
-    offset: { type: 'string', default: '0' },
-    moderator: { type: 'string', default: `cli:${safeUser()}` },
-    json: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-}, USAGE);
+function parseCommandLine(argv: string[]) {
+  return parseFlags(
+    argv,
+    {
+      account: { type: 'string', short: 'a' },
+      form: { type: 'string' },
+      status: { type: 'string' },
+      limit: { type: 'string', default: '20' },
+      offset: { type: 'string', default: '0' },
+      moderator: { type: 'string', default: `cli:${safeUser()}` },
+      json: { type: 'boolean', default: false },
+    },
+    true,
+  );
+}
 
 function safeUser(): string {
   try {
@@ -33,12 +39,7 @@ function safeUser(): string {
 }
 
 function fail(message: string): never {
-  return usageError(message, USAGE);
-}
-
-function count(name: string, value: string): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 ? n : fail(`--${name} must be a whole number of 0 or more, got ${value}`);
+  throw new UsageError(message);
 }
 
 function oneLine(job: ReviewJob): string {
@@ -48,17 +49,20 @@ function oneLine(job: ReviewJob): string {
   return `${job.submissionId}  ${job.receivedAt}  ${job.verdict.status.padEnd(10)} ${pct}  ${clean(job.formId).padEnd(14)} ${preview}`;
 }
 
-const [command, ...args] = positionals;
-if (values.help || command === undefined) {
-  console.log(USAGE);
-  process.exit(command === undefined && !values.help ? 2 : 0);
-}
-const account = values.account ?? fail('--account is required: moderators see one account at a time.');
-const offset = count('offset', values.offset);
-const limit = count('limit', values.limit);
-const { store, redis, where } = await openStore();
+let redis: Redis | undefined;
 
-try {
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine(argv);
+  const [command, ...args] = positionals;
+  if (command === undefined) fail('a command is needed');
+  // Known before Redis is asked: a typo is a usage error, not a connection attempt.
+  if (!['list', 'show', 'label', 'undo'].includes(command)) fail(`unknown command "${command}"`);
+  const account = values.account ?? fail('--account is required: moderators see one account at a time.');
+  const offset = wholeNumber(values.offset, '--offset', 0);
+  const limit = wholeNumber(values.limit, '--limit', 0);
+  const opened = await openStore();
+  redis = opened.redis;
+  const { store, where } = opened;
   switch (command) {
     case 'list': {
       const status = values.status === undefined ? undefined : labelSchema.safeParse(values.status).data ?? fail('--status is spam or legitimate');
@@ -75,7 +79,7 @@ try {
     case 'show': {
       const id = args[0] ?? fail('show needs a submissionId');
       const entry = await store.items.get(account, id);
-      if (entry === undefined) throw new Error(`no submission ${id} in review for account ${account}`);
+      if (entry === undefined) throw new CommandError(`no submission ${id} in review for account ${account}`);
       if (values.json) console.log(JSON.stringify(entry, null, 2));
       else {
         const { item, label } = entry;
@@ -99,7 +103,7 @@ try {
       const id = args[0] ?? fail('label needs a submissionId');
       const label = labelSchema.safeParse(args[1]).data ?? fail('label needs spam or legitimate');
       const record = await store.labels.label(account, id, label, values.moderator);
-      if (record === undefined) throw new Error(`no submission ${id} in review for account ${account}`);
+      if (record === undefined) throw new CommandError(`no submission ${id} in review for account ${account}`);
       console.log(`Labelled ${id} ${label} (model said ${record.modelStatus}) as ${values.moderator}.`);
       break;
     }
@@ -115,11 +119,8 @@ try {
       break;
     }
     default:
-      fail(`Unknown command ${command}`);
+      fail(`unknown command "${command}"`);
   }
-} catch (err) {
-  console.error(`review: ${(err as Error).message}`);
-  process.exitCode = 1;
-} finally {
-  redis.disconnect();
 }
+
+runCommand({ name: 'review', usage: USAGE, main: run, cleanup: () => redis?.disconnect() });

@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../service/config/env.ts';
 import { cli, type CliResult } from './run-cli.ts';
 
-const evaluate = (args: string[]): Promise<CliResult> => cli('training/cli/evaluate.ts', args);
+const evaluate = (args: string[]): Promise<CliResult> => cli('cli/evaluate.ts', args);
 
 const newest = readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '';
 const bundledModel = path.join('models', newest);

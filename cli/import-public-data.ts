@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync, copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { stringify } from './csv-write.ts';
+import { stringify } from '../training/data/csv-write.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const shared = path.resolve(root, '..', 'shared', 'datasets');

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
-import { parseFlags, UsageError } from '../../core/cli/usage.ts';
-import { DataError } from '../data/loaders.ts';
-import { BACKENDS, BackendError, isBackendName, type BackendName } from '../model/backend.ts';
-import { ModelExistsError } from '../model/export.ts';
-import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../pipeline.ts';
+import { runCommand } from '../core/cli/run.ts';
+import { parseFlags, UsageError } from '../core/cli/usage.ts';
+import { DataError } from '../training/data/loaders.ts';
+import { BACKENDS, BackendError, isBackendName, type BackendName } from '../training/model/backend.ts';
+import { ModelExistsError } from '../training/model/export.ts';
+import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../training/pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
@@ -27,7 +28,6 @@ function parseCommandLine(argv: string[]) {
     'nb-alpha': { type: 'string', default: String(DEFAULT_NB_SCALING.alpha) },
     'nb-mix': { type: 'string', default: String(DEFAULT_NB_SCALING.mix) },
     backend: { type: 'string' },
-    help: { type: 'boolean', default: false },
   });
 }
 
@@ -72,10 +72,6 @@ function progress(done: number, total: number, phase: string): void {
 
 async function run(argv: string[]): Promise<void> {
   const { values } = parseCommandLine(argv);
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
   const nbMix = num(values, 'nb-mix', 0, 1);
   const options: TrainingOptions = {
     dataDir: path.resolve(values.data),
@@ -105,17 +101,11 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
-// Caught here: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.
-run(process.argv.slice(2)).catch((e: unknown) => {
-  bar?.stop();
-  if (e instanceof UsageError) {
-    console.error(`train: ${e.message}\n\n${HELP}`);
-    process.exit(2);
-  }
-  if (e instanceof DataError || e instanceof BackendError || e instanceof ModelExistsError) {
-    console.error(`train: ${e.message}`);
-    process.exit(2);
-  }
-  console.error(e);
-  process.exit(1);
+// Caught by runCommand: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.
+runCommand({
+  name: 'train',
+  usage: HELP,
+  main: run,
+  exitCodeOf: (e) => (e instanceof DataError || e instanceof BackendError || e instanceof ModelExistsError ? 2 : undefined),
+  cleanup: () => bar?.stop(),
 });

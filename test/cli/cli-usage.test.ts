@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../service/config/env.ts';
 import { cli } from './run-cli.ts';
 
 const run = promisify(execFile);
@@ -25,14 +25,14 @@ describe('npm run train with a bad command line', () => {
     [['--seed=-1'], 'train: --seed must be an integer from 0 to 2147483648, got -1'],
     [['--backend', 'foo'], 'train: --backend must be one of wasm|cpu|tensorflow, got foo'],
   ])('%j: one line naming the problem, then the usage, exit 2', async (args, message) => {
-    const r = await cli('training/cli/train.ts', ['--data', fixture, '--out', tmp, ...args]);
+    const r = await cli('cli/train.ts', ['--data', fixture, '--out', tmp, ...args]);
     expect(r.code).toBe(2);
     expect(firstLine(r.stderr)).toBe(message);
     expect(r.stderr).toContain('npm run train -- [--data data]');
   }, 60_000);
 
   it('turns a dash-led value (--seed -1) into one line, not a parseArgs stack', async () => {
-    const r = await cli('training/cli/train.ts', ['--data', fixture, '--out', tmp, '--seed', '-1']);
+    const r = await cli('cli/train.ts', ['--data', fixture, '--out', tmp, '--seed', '-1']);
     expect(r.code).toBe(2);
     expect(firstLine(r.stderr)).toMatch(/^train: Option '--seed' argument is ambiguous\. .*'--seed=-XYZ'\.$/);
     expect(r.stderr).not.toContain('ERR_PARSE_ARGS');
@@ -50,7 +50,7 @@ const tfjsNodeInstalled = (() => {
 
 describe('npm run train --backend tensorflow', () => {
   it.skipIf(tfjsNodeInstalled)('says @tensorflow/tfjs-node is not installed instead of training on cpu', async () => {
-    const r = await cli('training/cli/train.ts', ['--data', fixture, '--out', tmp, '--epochs', '1', '--backend', 'tensorflow']);
+    const r = await cli('cli/train.ts', ['--data', fixture, '--out', tmp, '--epochs', '1', '--backend', 'tensorflow']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('train: @tensorflow/tfjs-node is not installed (npm install @tensorflow/tfjs-node, or use --backend wasm or cpu)');
     expect(r.stdout).not.toContain('exported');
@@ -64,7 +64,7 @@ describe('npm run train on a CSV file csv-parse cannot read', () => {
     mkdirSync(path.join(data, 'youtube'), { recursive: true });
     const file = path.join(data, 'youtube/sms.csv');
     writeFileSync(file, 'ham\tsee you at six\nspam\tWIN a prize, text now\n');
-    const r = await cli('training/cli/train.ts', ['--data', data, '--out', tmp]);
+    const r = await cli('cli/train.ts', ['--data', data, '--out', tmp]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(new RegExp(`^train: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: Invalid Record Length: .* on line 2 `));
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
@@ -76,7 +76,7 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 
 describe('npm run train on a terminal', () => {
   it.skipIf(!hasScript)('prints the loaded and split summaries above the progress bar, not the epoch lines', async () => {
-    const cmd = ['node', '--import', 'tsx', 'training/cli/train.ts', '--data', fixture, '--out', path.join(tmp, 'tty'), '--epochs', '1'];
+    const cmd = ['node', '--import', 'tsx', 'cli/train.ts', '--data', fixture, '--out', path.join(tmp, 'tty'), '--epochs', '1'];
     const { stdout } = await run('script', ['-qec', cmd.map((a) => `'${a}'`).join(' '), '/dev/null'], { cwd: repoRoot });
     expect(stdout).toContain('batches');
     expect(stdout).toMatch(/loaded \d+ records from \d+ files \(backend \w+\)/);
