@@ -1,6 +1,8 @@
 import swagger, { type StaticDocumentSpec } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fp from 'fastify-plugin';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { ZodType } from 'zod';
 
 /**
  * The OpenAPI description, built from the public app's route schemas (themselves generated from the zod schemas):
@@ -9,6 +11,8 @@ import fp from 'fastify-plugin';
 export const openApi = fp(
   async (app) => {
     await app.register(swagger, {
+      // The verify route's schemas are JSON schemas already (compiled for its hot path); the review routes' are zod.
+      transform: (doc) => (usesZod(doc.schema) ? jsonSchemaTransform(doc) : { schema: doc.schema, url: doc.url }),
       openapi: {
         openapi: '3.0.3',
         info: {
@@ -21,6 +25,10 @@ export const openApi = fp(
   },
   { name: 'formguard-openapi', fastify: '5.x' },
 );
+
+function usesZod(schema: object | undefined): boolean {
+  return schema !== undefined && Object.values(schema).some((part) => part instanceof ZodType);
+}
 
 /**
  * /docs (Swagger UI) and /docs/json on the admin server, showing a document built elsewhere (the public app's).

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { toJsonSchema as toJson } from '../http/zod-json-schema.ts';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../http/json-depth.ts';
 import {
   blockedBodySchema,
@@ -9,11 +9,6 @@ import {
   verifyResultSchema,
 } from './schema.ts';
 
-/** Draft-7 JSON schema from a zod schema, for Fastify's compiled validator/serializer and the OpenAPI. */
-function toJson(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...json } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
-  return json;
-}
 
 // Generated once at import: the request path runs ajv/fast-json-stringify code compiled from these.
 export const verifyRouteSchema = {

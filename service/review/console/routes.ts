@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { z } from 'zod';
 import { repoRoot } from '../../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
-import { labelRecordSchema, labelSchema } from '../../../core/labels/records.ts';
 import type { SessionStore } from './sessions.ts';
 import { CONSOLE_HEADERS } from './headers.ts';
+import { reviewSchemas } from './route-schemas.ts';
 import { SignInGuard } from './sign-in-guard.ts';
 import { LabelConflictError } from '../store/labels.ts';
 import type { ReviewStore } from '../store/review-store.ts';
@@ -36,24 +36,6 @@ const ASSETS = {
   'app.css': 'text/css; charset=utf-8',
 } as const;
 
-const signInBody = z.object({ token: z.string().min(1).max(512) });
-const labelBody = z.object({
-  label: labelSchema,
-  /**
-   * The label the moderator saw: null for none (a pending item), or its labelId. Its labelledAt is still taken (a
-   * label without an id, a page loaded before labels had ids), though it cannot tell two labels of one millisecond
-   * apart. Omitted: no check.
-   */
-  expected: z.union([labelRecordSchema.shape.labelId.unwrap(), labelRecordSchema.shape.labelledAt]).nullable().optional(),
-});
-const listQuery = z.object({
-  form: z.string().min(1).max(200).optional(),
-  status: labelSchema.optional(),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
-const idParams = z.object({ id: z.string().uuid() });
-
 class HttpError extends Error {
   constructor(
     readonly statusCode: number,
@@ -66,6 +48,10 @@ class HttpError extends Error {
 declare module 'fastify' {
   interface FastifyRequest {
     moderator?: Moderator;
+  }
+  interface FastifyContextConfig {
+    /** The console's message for a request its route schema refuses. */
+    invalid?: string;
   }
 }
 
@@ -83,6 +69,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     });
 
     app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
+      if ((err as { validation?: unknown }).validation !== undefined) return reply.code(400).send({ error: request.routeOptions.config.invalid ?? 'Bad request' });
       const status = err instanceof HttpError ? err.statusCode : err.statusCode !== undefined && err.statusCode < 500 ? err.statusCode : 500;
       if (status >= 500) {
         // Redis down or a bug: say little to the browser, log the error (never the body: it may hold a token).
@@ -96,12 +83,14 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
       return reply.type(ASSETS[name]).send(assets.get(name));
     };
-    app.get('/', asset('index.html'));
-    app.get('/app.js', asset('app.js'));
-    app.get('/app.css', asset('app.css'));
+    // The page and its assets are not part of the API: kept out of the OpenAPI document.
+    app.get('/', { schema: { hide: true } }, asset('index.html'));
+    app.get('/app.js', { schema: { hide: true } }, asset('app.js'));
+    app.get('/app.css', { schema: { hide: true } }, asset('app.css'));
 
-    // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest).
-    app.addHook('preHandler', async (request) => {
+    // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
+    // the headers alone, before the body is read or validated.
+    app.addHook('onRequest', async (request) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
       const type = request.headers['content-type'] ?? '';
       if (!type.toLowerCase().startsWith('application/json') || request.headers[CSRF_HEADER] !== '1') {
@@ -119,11 +108,16 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       return request.moderator;
     };
 
-    app.post('/api/session', { bodyLimit: 4096 }, async (request, reply) => {
+    const signInOpen = async (request: FastifyRequest) => {
       if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
       if (guard.blocked(request.ip)) throw new HttpError(429, 'Too many failed sign-ins; wait a few minutes.');
-      const body = signInBody.safeParse(request.body);
-      const moderator = body.success ? findModerator(opts.moderators, body.data.token) : undefined;
+    };
+
+    app.setValidatorCompiler(validatorCompiler);
+    const api = app.withTypeProvider<ZodTypeProvider>();
+    const { signIn, signOut, me, list, item, label, undo } = reviewSchemas;
+    api.post('/api/session', { ...signIn, config: { invalid: signIn.invalid }, bodyLimit: 4096, preValidation: signInOpen }, async (request, reply) => {
+      const moderator = findModerator(opts.moderators, request.body.token);
       if (moderator === undefined) {
         guard.fail(request.ip);
         request.log.info({ ip: request.ip }, 'review: failed sign-in');
@@ -141,47 +135,46 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       return { accountId: moderator.accountId, moderatorId: moderator.moderatorId };
     });
 
-    app.post('/api/sign-out', async (request, reply) => {
+    app.post('/api/sign-out', signOut, async (request, reply) => {
       await opts.sessions.destroy(request.cookies[SESSION_COOKIE]);
       reply.clearCookie(SESSION_COOKIE, { path: '/review' });
       return { signedOut: true };
     });
 
-    app.get('/api/me', { preHandler: authenticated }, async (request) => {
+    app.get('/api/me', { ...me, preValidation: authenticated }, async (request) => {
       const m = who(request);
       const [counts, forms] = await Promise.all([opts.store.items.counts(m.accountId), opts.store.items.forms(m.accountId)]);
       return { ...m, counts, forms };
     });
 
-    app.get('/api/items', { preHandler: authenticated }, async (request) => {
+    api.get('/api/items', { ...list, config: { invalid: list.invalid }, preValidation: authenticated }, async (request) => {
       const m = who(request);
-      const q = listQuery.safeParse(request.query);
-      if (!q.success) throw new HttpError(400, 'Invalid filter');
-      const filter = { formId: q.data.form, status: q.data.status };
+      const q = request.query;
+      const filter = { formId: q.form, status: q.status };
       const [items, counts] = await Promise.all([
-        opts.store.items.listPending(m.accountId, filter, q.data.offset, q.data.limit),
+        opts.store.items.listPending(m.accountId, filter, q.offset, q.limit),
         opts.store.items.counts(m.accountId, filter),
       ]);
       return { items, counts };
     });
 
-    app.get('/api/items/:id', { preHandler: authenticated }, async (request) => {
+    api.get('/api/items/:id', { ...item, config: { invalid: item.invalid }, preValidation: authenticated }, async (request) => {
       const m = who(request);
-      const p = idParams.safeParse(request.params);
-      if (!p.success) throw new HttpError(400, 'A submissionId is a UUID');
-      const entry = await opts.store.items.get(m.accountId, p.data.id);
+      const entry = await opts.store.items.get(m.accountId, request.params.id);
       if (entry === undefined) throw new HttpError(404, 'No such submission in review for this account (it may not have been flagged, or is past retention)');
       return entry;
     });
 
-    app.post('/api/items/:id/label', { preHandler: authenticated, bodyLimit: 4096 }, async (request, reply) => {
+    api.post(
+      '/api/items/:id/label',
+      { ...label, config: { invalid: label.invalid }, preValidation: authenticated, bodyLimit: 4096 },
+      async (request, reply) => {
       const m = who(request);
-      const p = idParams.safeParse(request.params);
-      const b = labelBody.safeParse(request.body);
-      if (!p.success || !b.success) throw new HttpError(400, 'Send {"label": "spam" | "legitimate"} for a submissionId');
+      const { id } = request.params;
+      const body = request.body;
       let record;
       try {
-        record = await opts.store.labels.label(m.accountId, p.data.id, b.data.label, m.moderatorId, b.data.expected === undefined ? {} : { expected: b.data.expected });
+        record = await opts.store.labels.label(m.accountId, id, body.label, m.moderatorId, body.expected === undefined ? {} : { expected: body.expected });
       } catch (err) {
         if (!(err instanceof LabelConflictError)) throw err;
         // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
@@ -194,11 +187,12 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
         });
       }
       if (record === undefined) throw new HttpError(404, 'No such submission in review for this account');
-      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: p.data.id, label: b.data.label }, 'review: labelled');
+      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
       return { label: record.label, labelId: record.labelId, labelledAt: record.labelledAt, counts: await opts.store.items.counts(m.accountId) };
-    });
+      },
+    );
 
-    app.post('/api/undo', { preHandler: authenticated, bodyLimit: 1024 }, async (request) => {
+    app.post('/api/undo', { ...undo, preValidation: authenticated, bodyLimit: 1024 }, async (request) => {
       const m = who(request);
       const result = await opts.store.labels.undo(m.accountId, m.moderatorId);
       if (result.kind === 'undone') request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: result.submissionId }, 'review: label undone');

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
+
+let f: ReviewAppFixture;
+
+beforeAll(async () => {
+  f = await reviewApp();
+});
+afterAll(async () => {
+  await f.close();
+});
+
+interface OpenApiDoc {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>>;
+}
+
+describe('the OpenAPI document with the review console on', () => {
+  it('lists the verify route and the console API, and hides the console page, its assets and the health checks', () => {
+    const doc = f.app.swagger() as unknown as OpenApiDoc;
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [
+        '/review/api/items',
+        '/review/api/items/{id}',
+        '/review/api/items/{id}/label',
+        '/review/api/me',
+        '/review/api/session',
+        '/review/api/sign-out',
+        '/review/api/undo',
+        '/v1/verify',
+      ].sort(),
+    );
+  });
+
+  it('describes the console API from its zod schemas: the label body, the id parameter, the list filter', () => {
+    const doc = f.app.swagger() as unknown as OpenApiDoc;
+    const label = doc.paths['/review/api/items/{id}/label']?.post;
+    expect(label?.requestBody?.content['application/json']?.schema).toMatchObject({
+      properties: { label: { enum: ['spam', 'legitimate'] } },
+      required: ['label'],
+    });
+    expect(label?.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
+    const list = doc.paths['/review/api/items']?.get;
+    expect(list?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'limit', 'offset', 'status']);
+  });
+});
