@@ -221,23 +221,23 @@ async function main(): Promise<void> {
   writeFileSync(file, JSON.stringify(full, null, 2) + '\n');
   log(`wrote ${path.relative(repoRoot, file)}`);
   if (!quick) {
-    writeReadmeSection(path.join(repoRoot, 'README.md'), md);
-    log('wrote the bench section of README.md');
+    writeLatestRun(path.join(repoRoot, 'docs', 'performance-bench.md'), md);
+    log('wrote the latest run into docs/performance-bench.md');
   }
 }
 
 const BEGIN = '<!-- bench:begin (written by npm run bench) -->';
 const END = '<!-- bench:end -->';
 
-/** Replaces what stands between the README's bench markers, so the table there is always the latest full run. */
-function writeReadmeSection(readme: string, md: string): void {
-  const text = readFileSync(readme, 'utf8');
+/** Replaces what stands between the page's bench markers, so the table there is always the latest full run. */
+function writeLatestRun(page: string, md: string): void {
+  const text = readFileSync(page, 'utf8');
   const a = text.indexOf(BEGIN);
   const b = text.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`README.md has no ${BEGIN} ... ${END} section`);
-  // The report's own title would nest a second h1 inside the README: its headings move two levels down.
+  if (a < 0 || b < a) throw new Error(`${page} has no ${BEGIN} ... ${END} section`);
+  // The report's own title would nest a second h1 inside the page: its headings move two levels down.
   const body = md.replace(/^(#{1,4}) /gm, '$1## ').trim();
-  writeFileSync(readme, `${text.slice(0, a + BEGIN.length)}\n${body}\n${text.slice(b)}`);
+  writeFileSync(page, `${text.slice(0, a + BEGIN.length)}\n${body}\n${text.slice(b)}`);
 }
 
 function summarize(results: LoadResult[], names: string[]) {

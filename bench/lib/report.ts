@@ -58,7 +58,7 @@ const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : 'n/a');
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? 'n/a' : `${(100 * x).toFixed(1)}%`);
 
-/** Issue 5's targets, checked against this run's figures. */
+/** The performance targets, checked against this run's figures. */
 export function targetsMet(r: BenchReport): TargetCheck[] {
   const out: TargetCheck[] = [];
   const v = r.realistic.byTarget.verify;
@@ -158,7 +158,7 @@ export function renderMarkdown(r: BenchReport): string {
   }
   if (r.targets !== undefined) {
     lines.push('');
-    lines.push('| target (issue 5) | goal | this run | met |');
+    lines.push('| target | goal | this run | met |');
     lines.push('|---|---|---|---|');
     for (const t of r.targets) lines.push(`| ${t.name} | ${t.goal} | ${t.value} | ${t.met ? 'yes' : '**no**'} |`);
   }

@@ -18,7 +18,7 @@ export const openApi = fp(
         info: {
           title: 'formguard verify API',
           version: '1',
-          description: 'Classifies a form submission as spam or legitimate. See the README (section "The verify API") for the status codes and decisions.',
+          description: 'Classifies a form submission as spam or legitimate. See docs/api.md for the status codes and decisions.',
         },
       },
     });
