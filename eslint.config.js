@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'models/**', 'data/**', 'coverage/**', '.tmp/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'models/**', 'data/**', 'coverage/**', '.tmp/**', '**/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
