@@ -52,6 +52,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** `localhost:3000` parses as a URL of scheme "localhost:": only http and https are addresses here. */
+function httpUrl(text: unknown): URL | undefined {
+  if (typeof text !== 'string') return undefined;
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function nonNegative(name: string, value: number): number {
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`FormguardClient: ${name} must be a finite number ≥ 0, got ${String(value)}`);
   return value;
@@ -82,12 +93,8 @@ export class FormguardClient {
   readonly #fetch: FetchLike;
 
   constructor(options: FormguardClientOptions) {
-    let base: URL;
-    try {
-      base = new URL(options.baseUrl);
-    } catch {
-      throw new TypeError(`FormguardClient: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}`);
-    }
+    const base = httpUrl(options.baseUrl);
+    if (base === undefined) throw new TypeError(`FormguardClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
     if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('FormguardClient: apiKey is required');
     this.#url = `${base.origin}${base.pathname.replace(/\/+$/, '')}/v1/verify`;
     this.#apiKey = options.apiKey;
@@ -129,12 +136,8 @@ export class FormguardClient {
     if (payload === undefined && fieldData === undefined) throw new TypeError('FormguardClient.verify: payload or fieldData is required');
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (request.origin !== undefined) {
-      let page: URL;
-      try {
-        page = new URL(request.origin);
-      } catch {
-        throw new TypeError(`FormguardClient.verify: origin must be an absolute URL such as https://shop.example/contact, got ${JSON.stringify(request.origin)}`);
-      }
+      const page = httpUrl(request.origin);
+      if (page === undefined) throw new TypeError(`FormguardClient.verify: origin must be an absolute URL such as https://shop.example/contact, got ${JSON.stringify(request.origin)}`);
       headers.origin = page.origin;
       headers.referer = page.href;
     }
