@@ -15,5 +15,5 @@ export default tseslint.config(
   },
   // The service logs through pino only; console is for CLIs, training and benchmarks.
   { files: ['service/**/*.ts'], ignores: ['service/**/cli.ts', 'service/**/cli/**'], rules: { 'no-console': 'error' } },
-  { files: ['service/review/console/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  { files: ['service/review/console/**/*.js', 'examples/browser-form/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
 );
