@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The client package keeps its own tests beside it (clients/js/test), run with everything else.
+    include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Redis-backed suites use their own DB numbers / prefixes, so files may run in parallel.
