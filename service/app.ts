@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Classifier } from '../core/classifier/types.ts';
 import type { TrustProxy } from './config/env.ts';
 import { plainErrorBody } from './http/bodies.ts';
-import { createClientErrorHandler, createErrorHandler, createFrameworkErrorHandler } from './http/error-handler.ts';
+import { createClientErrorHandler, createErrorHandler, createFrameworkErrorHandler } from './verify/error-handler.ts';
 import { useJsonBodyParser } from './http/json-body.ts';
 import { openApi } from './plugins/docs.ts';
 import drain from './plugins/drain.ts';

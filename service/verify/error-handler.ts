@@ -3,11 +3,11 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CONSOLE_HEADERS, isConsolePath } from '../review/console/headers.ts';
-import { addCorsHeaders } from './cors.ts';
-import type { OutcomeLabel } from '../verify/outcome.ts';
-import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from './bodies.ts';
-import { describeInvalid } from './describe-invalid.ts';
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from './json-depth.ts';
+import { addCorsHeaders } from '../http/cors.ts';
+import type { OutcomeLabel } from './outcome.ts';
+import { internalErrorBody, invalidParamsBody, ms, plainErrorBody } from '../http/bodies.ts';
+import { describeInvalid } from '../http/describe-invalid.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../http/json-depth.ts';
 
 // Fastify's own messages for these are fixed texts (no request data), so they may reach the caller.
 const PASS_THROUGH_4XX = new Set(['FST_ERR_CTP_INVALID_CONTENT_LENGTH', 'FST_ERR_CTP_INVALID_TYPE', 'FST_ERR_ASYNC_CONSTRAINT']);
