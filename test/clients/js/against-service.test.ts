@@ -25,7 +25,7 @@ beforeAll(async () => {
         // One request a second: a 429 whose Retry-After (1 s) fits the client's deadline.
         { id: 'brief', apiKeys: [{ id: 'k', sha256: sha256(BRIEF_KEY) }], rateLimit: { max: 1, windowSeconds: 1, algorithm: 'fixed' }, forms: [{ id: 'brief-form', allowedReferrers: ['example.com'] }] },
         // Two requests a minute: a 429 whose Retry-After does not fit.
-        { id: 'tight', apiKeys: [{ id: 'k', sha256: sha256(TIGHT_KEY) }], rateLimit: { max: 2, windowSeconds: 60, algorithm: 'fixed' }, forms: [{ id: 'tight-form', allowedReferrers: ['example.com'] }] },
+        { id: 'tight', apiKeys: [{ id: 'k', sha256: sha256(TIGHT_KEY) }], rateLimit: { max: 2, windowSeconds: 86400, algorithm: 'fixed' }, forms: [{ id: 'tight-form', allowedReferrers: ['example.com'] }] },
       ],
     }),
   );
