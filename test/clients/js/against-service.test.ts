@@ -24,7 +24,7 @@ beforeAll(async () => {
         { id: 'acme', apiKeys: [{ id: 'backend', sha256: sha256(KEY) }], forms: [{ id: 'contact', allowedReferrers: ['example.com'] }] },
         // One request a second: a 429 whose Retry-After (1 s) fits the client's deadline.
         { id: 'brief', apiKeys: [{ id: 'k', sha256: sha256(BRIEF_KEY) }], rateLimit: { max: 1, windowSeconds: 1, algorithm: 'fixed' }, forms: [{ id: 'brief-form', allowedReferrers: ['example.com'] }] },
-        // Two requests a minute: a 429 whose Retry-After does not fit.
+        // Two requests a day: a 429 whose Retry-After does not fit.
         { id: 'tight', apiKeys: [{ id: 'k', sha256: sha256(TIGHT_KEY) }], rateLimit: { max: 2, windowSeconds: 86400, algorithm: 'fixed' }, forms: [{ id: 'tight-form', allowedReferrers: ['example.com'] }] },
       ],
     }),
