@@ -43,7 +43,14 @@ export function surfaceText(f: Features, slot: number, span: Span): string {
     return host.includes('.') ? host : `.${host}`;
   }
   const s = text.slice(span.start, span.end).trim();
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+  if (s.length <= 40) return s;
+  // Never cut an emoji in half: a lone surrogate is not text (and JSON encoders escape it).
+  const cut = isHighSurrogate(s.charCodeAt(36)) ? 36 : 37;
+  return `${s.slice(0, cut)}...`;
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
 }
 
 // The separators extract.ts reads as a dot: " dot ", its bracketed spellings, and a dot with spaces around it.
