@@ -74,7 +74,7 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
   const signals: Signal[] = [];
   for (let i = 0; i < picked; i++) {
     const g = chosen[i] as number;
-    signals.push({ id: groupId(f, g), text: phrase(g, f, status), contribution: a.net[g] as number });
+    signals.push({ id: groupId(f, g), text: phrase(g, f, status), contribution: contribution(g, status === 'spam' ? 1 : -1) });
   }
   return signals;
 }
@@ -86,7 +86,12 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
 export function counterSignal(f: Features, a: Attribution, status: Status): Signal | null {
   if (choose(f, a, status === 'spam' ? -1 : 1, 1) === 0) return null;
   const g = chosen[0] as number;
-  return { id: groupId(f, g), text: phrase(g, f, status === 'spam' ? 'legitimate' : 'spam'), contribution: a.net[g] as number };
+  return { id: groupId(f, g), text: phrase(g, f, status === 'spam' ? 'legitimate' : 'spam'), contribution: contribution(g, status === 'spam' ? -1 : 1) };
+}
+
+/** What the named group contributed to the spam logit, less the sender's own name (see `choose`). */
+function contribution(g: number, sign: number): number {
+  return (toward[g] as number) * sign;
 }
 
 /** Fills `chosen` with up to `max` groups pushing towards `sign` (1 spam, -1 legitimate), strongest first. */
@@ -246,23 +251,38 @@ function quoted(g: number): { text: string; count: number } {
   let taken = 0;
   let last = Infinity;
   let lastJ = -1;
-  for (; taken < WORDS_PER_SIGNAL; taken++) {
+  while (taken < WORDS_PER_SIGNAL) {
     let best = -1;
     for (let j = 0; j < named.count; j++) {
       if (named.group[j] !== g || !quotable(g, j)) continue;
       const v = named.value[j] as number;
-      // Entries already taken rank above (last, lastJ) in (value desc, order asc).
+      // Entries already considered rank above (last, lastJ) in (value desc, order asc).
       if (v > last || (v === last && j <= lastJ)) continue;
       if (best === -1 || v > (named.value[best] as number)) best = j;
     }
     if (best === -1) break;
+    last = named.value[best] as number;
+    lastJ = best;
+    // 'forex pro', then 'forex' and 'pro' from the same place would quote the same words three times.
+    if (overlapsTaken(best, taken)) continue;
+    quotedAt[taken] = best;
     const name = named.name[best] as string;
     const tld = name.charCodeAt(0) === 0x2e && (g === G_LINKS || g === G_EMAIL);
     out += `${taken > 0 ? ', ' : ''}${tld ? `a '${name}' domain` : `'${name}'`}`;
-    last = named.value[best] as number;
-    lastJ = best;
+    taken++;
   }
   return { text: out, count: taken };
+}
+
+const quotedAt = new Int32Array(WORDS_PER_SIGNAL);
+
+/** Whether named entry `j` lies (first occurs) in the same field text as one of the `taken` already quoted. */
+function overlapsTaken(j: number, taken: number): boolean {
+  for (let i = 0; i < taken; i++) {
+    const k = quotedAt[i] as number;
+    if (named.field[k] === named.field[j] && (named.start[j] as number) < (named.end[k] as number) && (named.start[k] as number) < (named.end[j] as number)) return true;
+  }
+  return false;
 }
 
 function phrase(g: number, f: Features, status: Status): string {
