@@ -126,7 +126,14 @@ function choose(f: Features, a: Attribution, sign: number, max: number): number 
     if (g === G_LINKS) linksGroup = true;
   }
   // "A link to 'x.site'" already says there is one link: "and a link (x.site)" would say it twice.
-  if (linksGroup) n = without(n, (g) => g >= G_STRUCTURE && f.structure[g - G_STRUCTURE] === 'links=1');
+  if (linksGroup) {
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const g = candidates[i] as number;
+      if (!(g >= G_STRUCTURE && f.structure[g - G_STRUCTURE] === 'links=1')) candidates[kept++] = g;
+    }
+    n = kept;
+  }
   // The strongest of them; equal contributions keep their order of first occurrence.
   let picked = 0;
   for (; picked < max; picked++) {
@@ -161,12 +168,6 @@ function eligible(f: Features, g: number, sign: number): boolean {
   if (g >= G_ROLE && sign < 0) return false;
   for (let j = 0; j < named.count; j++) if (named.group[j] === g && quotable(g, j)) return true;
   return false;
-}
-
-function without(n: number, drop: (g: number) => boolean): number {
-  let kept = 0;
-  for (let i = 0; i < n; i++) if (!drop(candidates[i] as number)) candidates[kept++] = candidates[i] as number;
-  return kept;
 }
 
 function alreadyChosen(g: number, picked: number): boolean {
