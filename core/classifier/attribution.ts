@@ -77,12 +77,14 @@ export class Attribution {
       sum += wi * vi;
       const c = kernel * wi * vi * scale;
       out[s] = c;
-      const byKind = KIND_GROUP[kinds[s] as number] as number;
-      const g = byKind === G_WORDING ? G_WORDING : resolveGroup(byKind, starts[s] as number, fields[s] as number, roleGroup, textGroup);
+      let g = KIND_GROUP[kinds[s] as number] as number;
+      // Character n-grams, the most numerous features, are wording unless their field is not a message.
+      if (g === BY_TEXT) g = textGroup[fields[s] as number] as number;
       if (g === G_WORDING) {
         wording += c;
         if (firstWording < 0) firstWording = s;
       } else {
+        if (g < 0) g = g === BY_STRUCTURE ? G_STRUCTURE + (starts[s] as number) : (roleGroup[fields[s] as number] as number);
         net[g] = (net[g] as number) + c;
         if (first[g] === -1) first[g] = s;
       }

@@ -232,15 +232,18 @@ function groupId(f: Features, g: number): string {
 function quotable(g: number, j: number): boolean {
   if (g !== G_LINKS && g !== G_EMAIL) return true;
   const name = named.name[j] as string;
-  if (name.charCodeAt(0) !== 0x2e) return !coveredDomain(g, j, `.${name}`);
-  return (named.value[j] as number) >= MATERIAL_LOGIT && !coveredDomain(g, j, name);
+  if (name.charCodeAt(0) === 0x2e && (named.value[j] as number) < MATERIAL_LOGIT) return false;
+  for (let k = 0; k < named.count; k++) {
+    if (k !== j && named.group[k] === g && isSubdomain(named.name[k] as string, name)) return false;
+  }
+  return true;
 }
 
-function coveredDomain(g: number, j: number, suffix: string): boolean {
-  for (let k = 0; k < named.count; k++) {
-    if (k !== j && named.group[k] === g && (named.name[k] as string).endsWith(suffix)) return true;
-  }
-  return false;
+/** Whether host `long` ends with domain `short` ('.com' or 'ac.uk') at a dot: 'shop.com' and '.com'. */
+function isSubdomain(long: string, short: string): boolean {
+  const at = long.length - short.length;
+  if (at <= 0 || !long.endsWith(short)) return false;
+  return short.charCodeAt(0) === 0x2e || long.charCodeAt(at - 1) === 0x2e;
 }
 
 /**
