@@ -14,11 +14,15 @@ export const G_STRUCTURE = G_ROLE + ROLE_GROUPS.length;
 
 const BY_STRUCTURE = -1;
 const BY_ROLE = -2;
+const BY_TEXT = -3;
 // Most features are wording; the few others find their group through this table or per feature.
 const KIND_GROUP = (() => {
   const t = new Int8Array(16);
   t[KIND.structure] = BY_STRUCTURE;
   t[KIND.role] = BY_ROLE;
+  // Character n-grams of a name or other field belong to that field, not to the message's wording: a sender's
+  // name is not "wording typical of genuine messages".
+  t[KIND.char] = BY_TEXT;
   t[KIND.domain] = G_LINKS;
   t[KIND.emailDomain] = G_EMAIL;
   return t;
@@ -41,6 +45,7 @@ export class Attribution {
   groupCount = 0;
   private readonly top = new TopFeatures();
   private roleGroup = new Int32Array(64);
+  private textGroup = new Int32Array(64);
   private contributions = new Float64Array(4096);
   private weights = new Float32Array(4096);
   private count = 0;
@@ -52,6 +57,7 @@ export class Attribution {
     const net = this.net;
     const first = this.first;
     const roleGroup = this.roleGroup;
+    const textGroup = this.textGroup;
     const out = this.contributions;
     const w = scorer.table;
     const kernel = scorer.kernel;
@@ -71,14 +77,16 @@ export class Attribution {
       sum += wi * vi;
       const c = kernel * wi * vi * scale;
       out[s] = c;
-      const g = KIND_GROUP[kinds[s] as number] as number;
+      let g = KIND_GROUP[kinds[s] as number] as number;
+      // Character n-grams, the most numerous features, are wording unless their field is not a message.
+      if (g === BY_TEXT) g = textGroup[fields[s] as number] as number;
       if (g === G_WORDING) {
         wording += c;
         if (firstWording < 0) firstWording = s;
       } else {
-        const gi = resolveGroup(g, starts[s] as number, fields[s] as number, roleGroup);
-        net[gi] = (net[gi] as number) + c;
-        if (first[gi] === -1) first[gi] = s;
+        if (g < 0) g = g === BY_STRUCTURE ? G_STRUCTURE + (starts[s] as number) : (roleGroup[fields[s] as number] as number);
+        net[g] = (net[g] as number) + c;
+        if (first[g] === -1) first[g] = s;
       }
     }
     net[G_WORDING] = wording;
@@ -89,7 +97,8 @@ export class Attribution {
 
   /**
    * The strongest features pushing towards `sign` (1 spam, -1 legitimate) in the last `run`, strongest first;
-   * equal contributions keep their order of occurrence. Only the verdict's side is ever asked for.
+   * equal contributions keep their order of occurrence. The verdict's side, and the other only when nothing
+   * material pushed towards the verdict.
    */
   strongest(sign: number): TopFeatures {
     const top = this.top;
@@ -118,7 +127,8 @@ export class Attribution {
 
   /** The group feature `slot` counts in: its structure fact, its field's role, links, email, or the wording. */
   groupOf(f: Features, slot: number): number {
-    return resolveGroup(KIND_GROUP[f.kinds[slot] as number] as number, f.starts[slot] as number, f.fields[slot] as number, this.roleGroup);
+    const byKind = KIND_GROUP[f.kinds[slot] as number] as number;
+    return resolveGroup(byKind, f.starts[slot] as number, f.fields[slot] as number, this.roleGroup, this.textGroup);
   }
 
   private reset(f: Features): void {
@@ -130,9 +140,17 @@ export class Attribution {
     this.net.fill(0, 0, groups);
     this.first.fill(-1, 0, groups);
     this.groupCount = groups;
-    if (this.roleGroup.length < f.roles.length) this.roleGroup = new Int32Array(f.roles.length * 2);
-    // One group per field for its role tokens, looked up once instead of per feature.
-    for (let i = 0; i < f.roles.length; i++) this.roleGroup[i] = G_ROLE + ROLE_GROUPS.indexOf(f.roles[i] as FieldRole);
+    if (this.roleGroup.length < f.roles.length) {
+      this.roleGroup = new Int32Array(f.roles.length * 2);
+      this.textGroup = new Int32Array(f.roles.length * 2);
+    }
+    // One group per field for its role tokens, looked up once instead of per feature; a message field's
+    // character n-grams are wording, any other field's belong to the field.
+    for (let i = 0; i < f.roles.length; i++) {
+      const role = f.roles[i] as FieldRole;
+      this.roleGroup[i] = G_ROLE + ROLE_GROUPS.indexOf(role);
+      this.textGroup[i] = role === 'message' ? G_WORDING : (this.roleGroup[i] as number);
+    }
     if (this.contributions.length < f.count) {
       this.contributions = new Float64Array(f.count * 2);
       this.weights = new Float32Array(f.count * 2);
@@ -140,9 +158,13 @@ export class Attribution {
   }
 }
 
-/** A feature's group from its kind's entry in KIND_GROUP, its start (structure facts) and its field (role tokens). */
-function resolveGroup(byKind: number, start: number, field: number, roleGroup: Int32Array): number {
+/**
+ * A feature's group from its kind's entry in KIND_GROUP, its start (structure facts) and its field (role tokens,
+ * character n-grams).
+ */
+function resolveGroup(byKind: number, start: number, field: number, roleGroup: Int32Array, textGroup: Int32Array): number {
+  if (byKind >= 0) return byKind;
   if (byKind === BY_STRUCTURE) return G_STRUCTURE + start;
   if (byKind === BY_ROLE) return roleGroup[field] as number;
-  return byKind;
+  return textGroup[field] as number;
 }

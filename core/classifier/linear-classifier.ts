@@ -2,7 +2,7 @@ import type { FeatureExtractor } from '../features/index.ts';
 import type { LinearScorer } from './linear-scorer.ts';
 import type { Manifest } from './manifest.ts';
 import { Attribution } from './attribution.ts';
-import { explain, sentence } from './reasoning.ts';
+import { counterSignal, explain, sentence } from './reasoning.ts';
 import type { FormFields } from '../features/form-fields.ts';
 import type { Classifier, Verdict } from './types.ts';
 
@@ -39,12 +39,13 @@ export class LinearClassifier implements Classifier {
     const status = spamProbability >= this.manifest.threshold ? 'spam' : 'legitimate';
     const confidence = status === 'spam' ? spamProbability : 1 - spamProbability;
     const signals = explain(f, this.attribution, status);
+    const against = signals.length === 0 ? counterSignal(f, this.attribution, status) : null;
     return {
       status,
       spamProbability,
       confidence,
       signals,
-      reasoning: sentence(status, confidence, signals),
+      reasoning: sentence(status, confidence, signals, against),
       modelVersion: this.modelVersion,
     };
   }

@@ -1,9 +1,17 @@
-import { describeStructure, surfaceSpan, surfaceText, type Features, type Span } from '../features/index.ts';
+import { CHAR_CLASS, NOSPACE, WORD } from '../features/char-class.ts';
+import { describeStructure, isEvidence, surfaceSpan, surfaceText, type Features, type Span } from '../features/index.ts';
 import { G_EMAIL, G_LINKS, G_ROLE, G_STRUCTURE, G_WORDING, ROLE_GROUPS, TOP_SLOTS, type Attribution } from './attribution.ts';
 import type { Signal, Status } from './types.ts';
 
+/**
+ * The least contribution, in calibrated log-odds, that the reasoning names as a reason: about 10 points of
+ * probability at the decision threshold. How it was measured: docs/model.md, "How the reasoning is chosen".
+ */
+export const MATERIAL_LOGIT = 0.5;
+
 const MAX_SIGNALS = 3;
 const WORDS_PER_SIGNAL = 3;
+const G_NAME = G_ROLE + ROLE_GROUPS.indexOf('name');
 
 /**
  * The features the reasoning names, in order of first naming: group, where the name lies (field and span),
@@ -19,9 +27,7 @@ class Named {
   count = 0;
 
   /** Adds `v` to the entry for (group, name), creating it; the span is checked first, so a repeat costs no slice. */
-  add(f: Features, slot: number, g: number, v: number): void {
-    const span = this.span;
-    surfaceSpan(f, slot, span);
+  add(f: Features, slot: number, span: Span, g: number, v: number): void {
     const field = f.fields[slot] as number;
     const n = this.count;
     for (let j = 0; j < n; j++) {
@@ -46,72 +52,170 @@ class Named {
     this.name[n] = name;
     this.count = n + 1;
   }
-
-  has(g: number): boolean {
-    for (let j = 0; j < this.count; j++) if (this.group[j] === g) return true;
-    return false;
-  }
-
-  private readonly span: Span = { start: 0, end: 0 };
 }
 
 // Scratch shared by every classifier in the process: explain is synchronous and resets it on entry.
 const named = new Named();
+const span: Span = { start: 0, end: 0 };
 const chosen = new Int32Array(MAX_SIGNALS);
 let candidates = new Int32Array(64);
-
-function alreadyChosen(g: number, picked: number): boolean {
-  for (let i = 0; i < picked; i++) if (chosen[i] === g) return true;
-  return false;
-}
+/** Each group's contribution towards the side being explained, less what came from the sender's own name. */
+let toward = new Float64Array(64);
 
 /**
  * The strongest signals behind a verdict, from each feature's actual contribution to this decision
  * (weight x value, in calibrated log-odds). Features are grouped the way a person reads them: wording,
- * a field's content, links, one structural fact; a group counts with its net contribution.
+ * a field's content, links, one structural fact; a group counts with its net contribution, and is named only
+ * when that is material (MATERIAL_LOGIT) and it is evidence a person can check (see `eligible`).
  */
 export function explain(f: Features, a: Attribution, status: Status): Signal[] {
-  const sign = status === 'spam' ? 1 : -1;
+  const picked = choose(f, a, status === 'spam' ? 1 : -1, MAX_SIGNALS);
+  // Only the signals that make the sentence are phrased.
+  const signals: Signal[] = [];
+  for (let i = 0; i < picked; i++) {
+    const g = chosen[i] as number;
+    signals.push({ id: groupId(f, g), text: phrase(g, f, status), contribution: contribution(g, status === 'spam' ? 1 : -1) });
+  }
+  return signals;
+}
+
+/**
+ * When nothing material pushed towards the verdict: the strongest material signal that pushed the other way
+ * (and lost), or null. Asked for only then, so it costs nothing on most verdicts.
+ */
+export function counterSignal(f: Features, a: Attribution, status: Status): Signal | null {
+  if (choose(f, a, status === 'spam' ? -1 : 1, 1) === 0) return null;
+  const g = chosen[0] as number;
+  return { id: groupId(f, g), text: phrase(g, f, status === 'spam' ? 'legitimate' : 'spam'), contribution: contribution(g, status === 'spam' ? -1 : 1) };
+}
+
+/** What the named group contributed to the spam logit, less the sender's own name (see `choose`). */
+function contribution(g: number, sign: number): number {
+  return (toward[g] as number) * sign;
+}
+
+/** Fills `chosen` with up to `max` groups pushing towards `sign` (1 spam, -1 legitimate), strongest first. */
+function choose(f: Features, a: Attribution, sign: number, max: number): number {
   const netOf = a.net;
   const first = a.first;
-  const top = a.strongest(sign);
+  if (toward.length < a.groupCount) toward = new Float64Array(a.groupCount * 2);
+  for (let g = 0; g < a.groupCount; g++) toward[g] = (netOf[g] as number) * sign;
   // Name only the strongest features: slicing text for every feature would cost more than the model.
+  const top = a.strongest(sign);
   named.count = 0;
   for (let k = 0; k < top.count; k++) {
     const s = top.slots[k] as number;
-    named.add(f, s, a.groupOf(f, s), top.values[k] as number);
+    const g = a.groupOf(f, s);
+    const v = top.values[k] as number;
+    if (g >= G_STRUCTURE) continue;
+    surfaceSpan(f, s, span);
+    // The sender's name repeated in the message or another field ("Thanks, Ada") is not wording: it neither
+    // counts nor is quoted there. Hosts are hosts ('ada-design.com'), whatever words they hold.
+    if ((g === G_WORDING || (g >= G_ROLE && g !== G_NAME)) && namesSender(f, f.fields[s] as number, span)) {
+      toward[g] = (toward[g] as number) - v;
+      continue;
+    }
+    named.add(f, s, span, g, v);
   }
-  // Groups that may be named: pushing towards the verdict, and for all but structure facts, with a named feature.
   if (candidates.length < a.groupCount) candidates = new Int32Array(a.groupCount * 2);
-  let eligible = 0;
+  let n = 0;
+  let linksGroup = false;
   for (let g = 0; g < a.groupCount; g++) {
-    if (first[g] === -1 || (netOf[g] as number) * sign <= 0) continue;
-    if (g < G_STRUCTURE && !named.has(g)) continue;
-    candidates[eligible++] = g;
+    if (first[g] === -1 || (toward[g] as number) < MATERIAL_LOGIT || !eligible(f, g, sign)) continue;
+    candidates[n++] = g;
+    if (g === G_LINKS) linksGroup = true;
+  }
+  // "A link to 'x.site'" already says there is one link: "and a link (x.site)" would say it twice.
+  if (linksGroup) {
+    let kept = 0;
+    for (let i = 0; i < n; i++) {
+      const g = candidates[i] as number;
+      if (!(g >= G_STRUCTURE && f.structure[g - G_STRUCTURE] === 'links=1')) candidates[kept++] = g;
+    }
+    n = kept;
   }
   // The strongest of them; equal contributions keep their order of first occurrence.
   let picked = 0;
-  for (; picked < MAX_SIGNALS; picked++) {
+  for (; picked < max; picked++) {
     let best = -1;
-    for (let i = 0; i < eligible; i++) {
+    for (let i = 0; i < n; i++) {
       const g = candidates[i] as number;
       if (alreadyChosen(g, picked)) continue;
       if (best === -1) best = g;
       else {
-        const d = Math.abs(netOf[g] as number) - Math.abs(netOf[best] as number);
+        const d = (toward[g] as number) - (toward[best] as number);
         if (d > 0 || (d === 0 && (first[g] as number) < (first[best] as number))) best = g;
       }
     }
     if (best === -1) break;
     chosen[picked] = best;
   }
-  // Only the signals that make the sentence are phrased.
-  const signals: Signal[] = [];
-  for (let i = 0; i < picked; i++) {
-    const g = chosen[i] as number;
-    signals.push({ id: groupId(f, g), text: phrase(g, f, status), contribution: netOf[g] as number });
+  return picked;
+}
+
+/**
+ * Whether group `g` may be named as a reason for `sign`: a structure fact only if it is evidence (not an absence
+ * or a property of nearly all text, and no length of a message with no words in it); the words of the name,
+ * address and other fields only towards spam, where they are what the sender typed in the wrong place ("SEO" in
+ * the name field). Towards legitimate they are a person's name ('haddad', 'rana'), an address's local part or a
+ * form's own ids ('qv7nlp'): no evidence that a message is genuine. Any other group needs a feature to quote.
+ */
+function eligible(f: Features, g: number, sign: number): boolean {
+  if (g >= G_STRUCTURE) {
+    const id = f.structure[g - G_STRUCTURE] as string;
+    return isEvidence(id) && !(id.startsWith('length=') && !messageHasWords(f));
   }
-  return signals;
+  if (g >= G_ROLE && sign < 0) return false;
+  for (let j = 0; j < named.count; j++) if (named.group[j] === g && quotable(g, j)) return true;
+  return false;
+}
+
+function alreadyChosen(g: number, picked: number): boolean {
+  for (let i = 0; i < picked; i++) if (chosen[i] === g) return true;
+  return false;
+}
+
+/** Whether a message field holds a letter or a digit: "." or "!!!" is no message, whatever its length. */
+function messageHasWords(f: Features): boolean {
+  for (let i = 0; i < f.roles.length; i++) {
+    if (f.roles[i] !== 'message') continue;
+    const t = f.texts[i] ?? '';
+    for (let k = 0; k < t.length; k++) {
+      const c = CHAR_CLASS[t.charCodeAt(k)];
+      if (c === WORD || c === NOSPACE) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether a word of `field`'s text in `sp` is a word of a name field (texts are lower-cased already). */
+function namesSender(f: Features, field: number, sp: Span): boolean {
+  const text = f.texts[field] ?? '';
+  for (let i = 0; i < f.roles.length; i++) {
+    if (f.roles[i] !== 'name' || i === field) continue;
+    const name = f.texts[i] ?? '';
+    for (let s = sp.start; s < sp.end; ) {
+      while (s < sp.end && CHAR_CLASS[text.charCodeAt(s)] !== WORD) s++;
+      let e = s;
+      while (e < sp.end && CHAR_CLASS[text.charCodeAt(e)] === WORD) e++;
+      if (e > s && hasWord(name, text, s, e)) return true;
+      s = e;
+    }
+  }
+  return false;
+}
+
+/** Whether `hay` holds text[s, e) as a whole word. */
+function hasWord(hay: string, text: string, s: number, e: number): boolean {
+  const len = e - s;
+  for (let at = 0; at + len <= hay.length; at++) {
+    if (at > 0 && CHAR_CLASS[hay.charCodeAt(at - 1)] === WORD) continue;
+    if (at + len < hay.length && CHAR_CLASS[hay.charCodeAt(at + len)] === WORD) continue;
+    let k = 0;
+    while (k < len && hay.charCodeAt(at + k) === text.charCodeAt(s + k)) k++;
+    if (k === len) return true;
+  }
+  return false;
 }
 
 function groupId(f: Features, g: number): string {
@@ -121,41 +225,68 @@ function groupId(f: Features, g: number): string {
 }
 
 /**
- * A link's or an address's domain ('.com', 'ac.uk') when the group also names a host that ends with it
- * ('shop.com', 'ucl.ac.uk'): the same link, not a second one.
+ * Whether named entry `j` of group `g` is worth quoting. A link's or an address's domain ('.com', 'ac.uk') is
+ * not when the group also names a host that ends with it ('shop.com', 'ucl.ac.uk'): the same link, not a second
+ * one; nor when it is material in its own right: "an address at '.com'" says nothing.
  */
-function coveredDomain(g: number, j: number): boolean {
+function quotable(g: number, j: number): boolean {
+  if (g !== G_LINKS && g !== G_EMAIL) return true;
   const name = named.name[j] as string;
-  const suffix = name.charCodeAt(0) === 0x2e ? name : `.${name}`;
+  if (name.charCodeAt(0) === 0x2e && (named.value[j] as number) < MATERIAL_LOGIT) return false;
   for (let k = 0; k < named.count; k++) {
-    if (k !== j && named.group[k] === g && (named.name[k] as string).endsWith(suffix)) return true;
+    if (k !== j && named.group[k] === g && isSubdomain(named.name[k] as string, name)) return false;
   }
-  return false;
+  return true;
 }
 
-/** The group's strongest named features, quoted: "'backlinks', 'rank'"; equal values keep their naming order. */
+/** Whether host `long` ends with domain `short` ('.com' or 'ac.uk') at a dot: 'shop.com' and '.com'. */
+function isSubdomain(long: string, short: string): boolean {
+  const at = long.length - short.length;
+  if (at <= 0 || !long.endsWith(short)) return false;
+  return short.charCodeAt(0) === 0x2e || long.charCodeAt(at - 1) === 0x2e;
+}
+
+/**
+ * The group's strongest named features, quoted: "'backlinks', 'rank'"; a bare domain ending reads "a '.top'
+ * domain". Equal values keep their naming order.
+ */
 function quoted(g: number): { text: string; count: number } {
   let out = '';
   let taken = 0;
   let last = Infinity;
   let lastJ = -1;
-  const domains = g === G_LINKS || g === G_EMAIL;
-  for (; taken < WORDS_PER_SIGNAL; taken++) {
+  while (taken < WORDS_PER_SIGNAL) {
     let best = -1;
     for (let j = 0; j < named.count; j++) {
-      if (named.group[j] !== g) continue;
-      if (domains && coveredDomain(g, j)) continue;
+      if (named.group[j] !== g || !quotable(g, j)) continue;
       const v = named.value[j] as number;
-      // Entries already taken rank above (last, lastJ) in (value desc, order asc).
+      // Entries already considered rank above (last, lastJ) in (value desc, order asc).
       if (v > last || (v === last && j <= lastJ)) continue;
       if (best === -1 || v > (named.value[best] as number)) best = j;
     }
     if (best === -1) break;
-    out += `${taken > 0 ? ', ' : ''}'${named.name[best]}'`;
     last = named.value[best] as number;
     lastJ = best;
+    // 'forex pro', then 'forex' and 'pro' from the same place would quote the same words three times.
+    if (overlapsTaken(best, taken)) continue;
+    quotedAt[taken] = best;
+    const name = named.name[best] as string;
+    const tld = name.charCodeAt(0) === 0x2e && (g === G_LINKS || g === G_EMAIL);
+    out += `${taken > 0 ? ', ' : ''}${tld ? `a '${name}' domain` : `'${name}'`}`;
+    taken++;
   }
   return { text: out, count: taken };
+}
+
+const quotedAt = new Int32Array(WORDS_PER_SIGNAL);
+
+/** Whether named entry `j` lies (first occurs) in the same field text as one of the `taken` already quoted. */
+function overlapsTaken(j: number, taken: number): boolean {
+  for (let i = 0; i < taken; i++) {
+    const k = quotedAt[i] as number;
+    if (named.field[k] === named.field[j] && (named.start[j] as number) < (named.end[k] as number) && (named.start[k] as number) < (named.end[j] as number)) return true;
+  }
+  return false;
 }
 
 function phrase(g: number, f: Features, status: Status): string {
@@ -171,11 +302,18 @@ function phrase(g: number, f: Features, status: Status): string {
   return `${q.text} in the ${role === 'other' ? 'other fields' : `${role} field`}`;
 }
 
-/** "Likely spam (0.97): 3 links in the message, ..., and a link in the name field." */
-export function sentence(status: Status, confidence: number, signals: readonly Signal[]): string {
+/**
+ * "Likely spam (0.97): 3 links in the message, ..., and a link in the name field." With no material signal
+ * behind the verdict, it says so, and names the strongest one that pushed the other way and lost, if any.
+ */
+export function sentence(status: Status, confidence: number, signals: readonly Signal[], against: Signal | null = null): string {
   // Under 0.5 (a legitimate verdict whose spam probability is above one half but under the threshold), "likely" would be false.
   const head = `${confidence < 0.5 ? 'Borderline' : 'Likely'} ${status} (${confidence.toFixed(2)})`;
-  if (signals.length === 0) return `${head}: no single signal stands out; the score stays near the model's base rate.`;
+  if (signals.length === 0) {
+    if (!against) return `${head}: no strong signal either way.`;
+    const lost = status === 'spam' ? 'a genuine message, but not strongly enough to clear it' : 'spam, but not strongly enough to flag it';
+    return `${head}: no strong signal of ${status === 'spam' ? 'spam' : 'a genuine message'}; ${against.text} pointed to ${lost}.`;
+  }
   const parts = signals.map((s) => s.text);
   const last = parts.pop() as string;
   return `${head}: ${parts.length ? `${parts.join(', ')} and ${last}` : last}.`;

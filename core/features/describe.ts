@@ -42,8 +42,18 @@ export function surfaceText(f: Features, slot: number, span: Span): string {
     const host = text.slice(span.start, span.end).replace(SPELLED_DOT, '.');
     return host.includes('.') ? host : `.${host}`;
   }
-  const s = text.slice(span.start, span.end).trim();
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+  // A word pair across a line break is quoted on one line.
+  const s = text.slice(span.start, span.end).trim().replace(LINE_SPACE, ' ');
+  if (s.length <= 40) return s;
+  // Never cut an emoji in half: a lone surrogate is not text (and JSON encoders escape it).
+  const cut = isHighSurrogate(s.charCodeAt(36)) ? 36 : 37;
+  return `${s.slice(0, cut)}...`;
+}
+
+const LINE_SPACE = /\s*[\n\r\t]\s*/g;
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
 }
 
 // The separators extract.ts reads as a dot: " dot ", its bracketed spellings, and a dot with spaces around it.

@@ -54,6 +54,15 @@ describe('verdicts from the real model', () => {
     expect(json.confidence).toBeLessThanOrEqual(1);
   });
 
+  it('says plainly when nothing material drove the verdict: an empty message is no evidence of a genuine one', async () => {
+    for (const payload of [{ name: 'Anna', email: 'anna.k@gmail.com', message: '' }, { name: 'Anna', email: 'anna.k@gmail.com' }]) {
+      const json = (await verify({ payload })).json();
+      expect(Object.keys(json).sort()).toEqual(['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId']);
+      expect(json.status).toBe('legitimate');
+      expect(json.reasoning).toBe(`Likely legitimate (${json.confidence.toFixed(2)}): no strong signal either way.`);
+    }
+  });
+
   it('classifies fieldData too: spam sent as fieldData beside a harmless payload is caught', async () => {
     const alone = (await verify({ payload: { subject: 'Hi' } })).json();
     const both = (await verify({ payload: { subject: 'Hi' }, fieldData: SPAM })).json();
