@@ -36,6 +36,7 @@ export class ServingFollower {
   #lastText: string | undefined;
   #retryAt = Infinity;
   #checking: Promise<void> | undefined;
+  #initialShadow: Promise<void> = Promise.resolve();
   #stopped = false;
 
   constructor(options: FollowerOptions) {
@@ -93,11 +94,13 @@ export class ServingFollower {
     this.#remember(active);
     this.slot.activate(active);
     this.#emit({ kind: 'changed', active: active.modelVersion, shadow: null });
-    if (choice.shadow !== null) void this.#applyShadow(choice).then(() => this.#emit({ kind: 'changed', active: active.modelVersion, shadow: this.slot.shadow?.modelVersion ?? null }));
+    // The shadow loads after the active model: readiness never waits for it.
+    if (choice.shadow !== null) this.#initialShadow = this.#applyShadow(choice).then(() => this.#emit({ kind: 'changed', active: active.modelVersion, shadow: this.slot.shadow?.modelVersion ?? null }));
     return active;
   }
 
   async #check(): Promise<void> {
+    await this.#initialShadow;
     if (this.#stopped) return;
     let text: string | undefined;
     try {
