@@ -44,10 +44,10 @@ function changedBy(): string {
 }
 
 /** Leading arguments that are not flags, then the flags. */
-function split(argv: string[], max: number): { positionals: string[]; flags: string[] } {
+function split(argv: string[]): { positionals: string[]; flags: string[] } {
   const positionals: string[] = [];
   let i = 0;
-  while (i < argv.length && i < max && !(argv[i] as string).startsWith('-')) positionals.push(argv[i++] as string);
+  while (i < argv.length && !(argv[i] as string).startsWith('-')) positionals.push(argv[i++] as string);
   return { positionals, flags: argv.slice(i) };
 }
 
@@ -112,7 +112,7 @@ async function modelArg(dir: string, arg: string): Promise<LinearClassifier> {
 }
 
 async function compare(argv: string[]): Promise<void> {
-  const { positionals, flags } = split(argv, 2);
+  const { positionals, flags } = split(argv);
   const [a, b] = exactly('compare', positionals, ['a', 'b']) as [string, string];
   const { values } = parseFlags(flags, { data: { type: 'string', multiple: true }, 'data-dir': { type: 'string', default: 'data' }, seed: { type: 'string' } });
   const dir = modelsDir();
@@ -138,7 +138,7 @@ async function compare(argv: string[]): Promise<void> {
 }
 
 async function promote(argv: string[]): Promise<void> {
-  const { positionals, flags } = split(argv, 1);
+  const { positionals, flags } = split(argv);
   const [version] = exactly('promote', positionals, ['version']) as [string];
   parseFlags(flags, {});
   const dir = modelsDir();
@@ -153,7 +153,7 @@ async function promote(argv: string[]): Promise<void> {
 }
 
 async function rollback(argv: string[]): Promise<void> {
-  const { positionals, flags } = split(argv, 0);
+  const { positionals, flags } = split(argv);
   exactly('rollback', positionals, []);
   parseFlags(flags, {});
   const dir = modelsDir();
@@ -165,7 +165,7 @@ async function rollback(argv: string[]): Promise<void> {
 }
 
 async function shadow(argv: string[]): Promise<void> {
-  const { positionals, flags } = split(argv, 1);
+  const { positionals, flags } = split(argv);
   const { values } = parseFlags(flags, { off: { type: 'boolean', default: false } });
   if (values.off === (positionals.length === 1) || positionals.length > 1) throw new UsageError('shadow takes a <version>, or --off');
   const dir = modelsDir();
@@ -193,8 +193,8 @@ async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'list':
-      exactly('list', split(rest, 0).positionals, []);
-      parseFlags(rest, {});
+      exactly('list', split(rest).positionals, []);
+      parseFlags(split(rest).flags, {});
       return list();
     case 'compare':
       return compare(rest);
