@@ -113,10 +113,10 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
   void sampling.sink
     ?.record({ submissionId: item.submissionId, accountId: item.accountId, formId: item.formId, receivedAt: item.receivedAt, active: score(item.verdict), shadow: score(other) })
     .catch((err: unknown) => deps.log?.warn({ err }, 'shadow sink threw'));
-  offerForReview(deps, item);
+  offerForReview(deps, item, other);
 }
 
-function offerForReview(deps: VerifyDeps, item: ReviewItem): void {
+function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): void {
   if (deps.reviewSink === undefined) return;
   const o = originHostOf(item.origin);
   try {
@@ -130,6 +130,7 @@ function offerForReview(deps: VerifyDeps, item: ReviewItem): void {
       fields: item.fields,
       truncated: false,
       verdict: { status: item.verdict.status, confidence: item.verdict.confidence, reasoning: item.verdict.reasoning, modelVersion: item.verdict.modelVersion },
+      ...(shadow === undefined ? {} : { shadow: { status: shadow.status, confidence: shadow.confidence, modelVersion: shadow.modelVersion } }),
     });
   } catch (err) {
     // The sink promises not to throw; if it does, the caller still gets its verdict.

@@ -18,7 +18,14 @@ export const reviewJobSchema = z.object({
     reasoning: z.string(),
     modelVersion: z.string(),
   }),
+  /** The shadow model's verdict, when it scored this submission too (after the answer; the caller never saw it). */
+  shadow: z.object({ status: z.enum(['spam', 'legitimate']), confidence: z.number().min(0).max(1), modelVersion: z.string() }).optional(),
 });
+
+/** The active and the shadow model gave different verdicts: queued for review so moderators settle it. */
+export function isDisagreement(job: Pick<ReviewJob, 'verdict' | 'shadow'>): boolean {
+  return job.shadow !== undefined && job.shadow.status !== job.verdict.status;
+}
 
 export type ReviewJob = z.infer<typeof reviewJobSchema>;
 
