@@ -4,7 +4,7 @@ import { labelSchema } from '../labels/records.ts';
 
 /** SHADOW_PREFIX's default: where the service counts what the shadow did, and `models shadow-report` reads it. */
 export const DEFAULT_SHADOW_PREFIX = 'formguard:shadow';
-/** How long one submission's pair of verdicts is kept for shadow-report to match with a moderator's label. */
+/** How long a reviewed submission's pair of verdicts is kept for shadow-report to match with a moderator's label. */
 export const PAIR_RETENTION_SECONDS = 30 * 24 * 3600;
 
 const scoreSchema = z.object({ version: z.string(), status: labelSchema, spamProbability: z.number().min(0).max(1) });
@@ -51,18 +51,21 @@ export function countField(formId: string, what: string): string {
   return `${encodeURIComponent(formId)}|${what}`;
 }
 
-/** Counts one pair; the commands go in one pipeline (one round trip), so the service's cost is one write. */
-export async function recordPair(redis: Redis, keys: ShadowKeys, pair: ShadowPair): Promise<void> {
+/**
+ * Counts one pair, and keeps the pair itself when `keep` (the submission went to review, so a label may name it: the
+ * rest could never be matched, and at a busy site would fill Redis). One pipeline: the service's cost is one write.
+ */
+export async function recordPair(redis: Redis, keys: ShadowKeys, pair: ShadowPair, keep: boolean): Promise<void> {
   const { active, shadow, accountId, formId } = pair;
   const counts = keys.counts(active.version, shadow.version, accountId);
-  const results = await redis
-    .pipeline()
+  const pipeline = redis.pipeline();
+  if (keep) pipeline.set(keys.pair(pair.submissionId), JSON.stringify(pair), 'EX', PAIR_RETENTION_SECONDS);
+  const results = await pipeline
     .sadd(keys.runs(), `${active.version} ${shadow.version}`)
     .sadd(keys.accounts(active.version, shadow.version), accountId)
     .hincrby(counts, countField(formId, `${active.status}>${shadow.status}`), 1)
     .hincrbyfloat(counts, countField(formId, 'pActive'), active.spamProbability)
     .hincrbyfloat(counts, countField(formId, 'pShadow'), shadow.spamProbability)
-    .set(keys.pair(pair.submissionId), JSON.stringify(pair), 'EX', PAIR_RETENTION_SECONDS)
     .exec();
   const failed = results?.find(([err]) => err !== null);
   if (failed) throw failed[0];

@@ -5,7 +5,8 @@ import { recordPair, ShadowKeys, type ShadowPair } from '../../core/classifier/s
 
 /** Where a scored pair goes beyond this process's metrics: Redis with REDIS_URL, nowhere without. */
 export interface ShadowSink {
-  record(pair: ShadowPair): Promise<void>;
+  /** `inReview`: the submission went to the review queue, so a label may come; only then is the pair itself kept. */
+  record(pair: ShadowPair, inReview: boolean): Promise<void>;
 }
 
 export interface ShadowMetrics {
@@ -41,10 +42,10 @@ export class RedisShadowSink implements ShadowSink {
     this.#keys = new ShadowKeys(prefix);
   }
 
-  async record(pair: ShadowPair): Promise<void> {
+  async record(pair: ShadowPair, inReview: boolean): Promise<void> {
     if (this.redis.status !== 'ready') return;
     try {
-      await recordPair(this.redis, this.#keys, pair);
+      await recordPair(this.redis, this.#keys, pair, inReview);
     } catch (err) {
       if (Date.now() - this.#lastWarn < 10_000) return;
       this.#lastWarn = Date.now();

@@ -109,18 +109,20 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
   sampling.metrics.scored.inc({ version });
   if (other.status === item.verdict.status) sampling.metrics.agreed.inc({ version });
   else sampling.metrics.disagreed.inc({ version, active: item.verdict.status, shadow: other.status });
+  // Queued first: only a submission in review can be labelled, so only its pair is kept for shadow-report.
+  const queued = offerForReview(deps, item, other);
   const score = (v: Verdict) => ({ version: v.modelVersion, status: v.status, spamProbability: v.spamProbability });
   void sampling.sink
-    ?.record({ submissionId: item.submissionId, accountId: item.accountId, formId: item.formId, receivedAt: item.receivedAt, active: score(item.verdict), shadow: score(other) })
+    ?.record({ submissionId: item.submissionId, accountId: item.accountId, formId: item.formId, receivedAt: item.receivedAt, active: score(item.verdict), shadow: score(other) }, queued)
     .catch((err: unknown) => deps.log?.warn({ err }, 'shadow sink threw'));
-  offerForReview(deps, item, other);
 }
 
-function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): void {
-  if (deps.reviewSink === undefined) return;
+/** Offers the verdict to the review queue; true when it goes to review. */
+function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): boolean {
+  if (deps.reviewSink === undefined) return false;
   const o = originHostOf(item.origin);
   try {
-    deps.reviewSink.offer({
+    return deps.reviewSink.offer({
       submissionId: item.submissionId,
       accountId: item.accountId,
       formId: item.formId,
@@ -135,5 +137,6 @@ function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): v
   } catch (err) {
     // The sink promises not to throw; if it does, the caller still gets its verdict.
     deps.log?.warn({ err }, 'review sink threw');
+    return false;
   }
 }

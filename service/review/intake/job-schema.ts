@@ -32,6 +32,7 @@ export type ReviewJob = z.infer<typeof reviewJobSchema>;
 /** What the verify route hands to the review queue after each verdict; it never blocks or throws. */
 export interface ReviewSink {
   /** Decides (spam / low confidence / sample) and queues off the response path. */
-  offer(job: ReviewJob): void;
+  /** Returns whether the job goes to review (so a moderator may label it). */
+  offer(job: ReviewJob): boolean;
   close(): Promise<void>;
 }
