@@ -24,8 +24,11 @@ export const servingRecordSchema = z
   .strict();
 export type ServingRecord = z.infer<typeof servingRecordSchema>;
 
-/** The record exists but is not one: the service keeps what serves, the CLI refuses to edit over it. */
-export class ServingRecordError extends Error {
+/**
+ * The record exists but is not one: a running service keeps what serves, start-up stops, the CLI refuses to edit
+ * over it. A ModelLoadError, so whatever reports a model that cannot serve reports this too.
+ */
+export class ServingRecordError extends ModelLoadError {
   override name = 'ServingRecordError';
 }
 

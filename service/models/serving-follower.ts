@@ -71,12 +71,11 @@ export class ServingFollower {
 
   async #initial(): Promise<Classifier> {
     const { modelsDir, pinned, log } = this.#o;
-    const text = await readServingText(modelsDir).catch((e: Error) => {
-      log.error({ err: e }, 'cannot read the serving record; serving the newest model');
-      return undefined;
-    });
+    // A record that cannot be read stops start-up, as a bad tenants file does: serving the newest folder instead
+    // could put an unpromoted candidate in front of users.
+    const text = await readServingText(modelsDir);
     this.#lastText = text;
-    const record = this.#parse(text);
+    const record = text === undefined ? undefined : parseServingRecord(text, servingFile(modelsDir));
     const choice = chooseServing(record, await listModelVersions(modelsDir), pinned);
     if (pinned !== undefined) log.info({ modelVersion: pinned, recordActive: record?.active ?? null }, `MODEL_VERSION pins the served model; the active version in ${servingFile(modelsDir)} is not followed`);
     else log.info({ modelVersion: choice.active, source: choice.source }, choice.source === 'record' ? 'serving the active model of the serving record' : 'no serving record: serving the newest model');

@@ -79,6 +79,13 @@ describe('ServingFollower at start-up', () => {
     }
   });
 
+  it('an invalid record at start-up stops it, naming the field (the newest folder may be an unpromoted candidate)', async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${dir}/serving.json`, '{ "active": "B" }');
+    const { f } = follow();
+    await expect(f.slot.loaded).rejects.toThrow(/serving\.json: active: must be a model version/);
+  });
+
   it('an invalid record keeps what serves and is a problem until fixed', async () => {
     await writeServingRecord(dir, record(A, null));
     const { f } = follow();
