@@ -129,7 +129,8 @@ async function main(): Promise<void> {
       shadowScenario({ repoRoot, tmp, env: (port) => serviceEnv(port, redisClient !== undefined), redis: redisClient !== undefined, defaultRate: DEFAULT_SHADOW_SAMPLE_RATE, bodies: realistic, rounds: cfg.rounds, durationS: cfg.durationS, warmS: cfg.warmS, log });
     if (shadowOnly) {
       const figures = await shadow();
-      log(`shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${(100 * (figures.ratios['shadow-default'] ?? NaN)).toFixed(1)}% of the no-shadow req/s; at 1 (every request): ${(100 * (figures.ratios['shadow-all'] ?? NaN)).toFixed(1)}%`);
+      const p = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
+      log(`shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${p(figures.ratios['shadow-default'])} of the no-shadow req/s (by CPU time per request: ${p(figures.cpuRatios['shadow-default'])}); at 1, every request: ${p(figures.ratios['shadow-all'])} (by CPU: ${p(figures.cpuRatios['shadow-all'])})`);
       return;
     }
     const barePort = await freePort();

@@ -1,4 +1,5 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { listModelVersions } from '../../core/classifier/load.ts';
 import { writeServingRecord } from '../../core/classifier/serving-record.ts';
@@ -10,10 +11,24 @@ export interface ShadowFigures {
   /** SHADOW_SAMPLE_RATE of the "default" target (the service's default). */
   readonly defaultRate: number;
   readonly redis: boolean;
-  readonly byTarget: Record<string, { rounds: number[]; reqPerSec: number; p99Ms: number; non2xx: number }>;
+  readonly byTarget: Record<string, { rounds: number[]; reqPerSec: number; p99Ms: number; non2xx: number; cpuUsPerRequest: number }>;
   /** Per round, target req/s over the no-shadow server's in the same round; the median. */
   readonly ratios: Record<string, number>;
+  /**
+   * Per round, the no-shadow server's CPU time per request over the target's: the throughput ratio of a CPU-bound
+   * server, and far steadier than req/s on a shared, busy machine (other tenants take wall time, not this CPU time).
+   */
+  readonly cpuRatios: Record<string, number>;
 }
+
+/** The process's user + system CPU time so far, in µs (/proc/<pid>/stat, clock ticks). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1e6) / CLOCK_TICKS;
+}
+// Linux's USER_HZ: 100 on every mainstream architecture.
+const CLOCK_TICKS = os.platform() === 'linux' ? 100 : NaN;
 
 /**
  * A models folder holding the bundled model and, with `shadow`, a second copy under another version named as the
@@ -74,22 +89,31 @@ export async function shadowScenario(o: {
     }
     for (const s of servers) await load({ target: s.name, url: s.url, bodies: o.bodies, durationS: o.warmS });
     const results: LoadResult[] = [];
+    const cpuPerRequest: Array<{ target: string; us: number }> = [];
     for (let r = 0; r < o.rounds; r++) {
       for (const s of servers) {
+        const cpu0 = cpuMicros(s.pid);
         const res = await load({ target: s.name, url: s.url, bodies: o.bodies, durationS: o.durationS });
+        // The shadow's work runs after each answer: wait for the tail of it before reading the CPU time.
+        await new Promise((done) => setTimeout(done, 200));
+        const cpuUs = (cpuMicros(s.pid) - cpu0) / Math.max(1, res.requests);
         results.push(res);
-        o.log(`shadow round ${r + 1}/${o.rounds} ${s.name.padEnd(15)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  non2xx ${res.non2xx}`);
+        cpuPerRequest.push({ target: s.name, us: cpuUs });
+        o.log(`shadow round ${r + 1}/${o.rounds} ${s.name.padEnd(15)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  ${cpuUs.toFixed(0)} µs CPU/request  non2xx ${res.non2xx}`);
       }
     }
     const of = (n: string) => results.filter((x) => x.target === n);
+    const cpuOf = (n: string) => cpuPerRequest.filter((x) => x.target === n).map((x) => x.us);
     const byTarget = Object.fromEntries(
-      servers.map((s) => [s.name, { rounds: of(s.name).map((x) => x.reqPerSec), reqPerSec: median(of(s.name).map((x) => x.reqPerSec)), p99Ms: median(of(s.name).map((x) => x.p99Ms)), non2xx: of(s.name).reduce((a, x) => a + x.non2xx + x.errors, 0) }]),
+      servers.map((s) => [s.name, { rounds: of(s.name).map((x) => x.reqPerSec), reqPerSec: median(of(s.name).map((x) => x.reqPerSec)), p99Ms: median(of(s.name).map((x) => x.p99Ms)), non2xx: of(s.name).reduce((a, x) => a + x.non2xx + x.errors, 0), cpuUsPerRequest: median(cpuOf(s.name)) }]),
     );
     const base = of('no-shadow');
     const ratios = Object.fromEntries(
       servers.slice(1).map((s) => [s.name, median(of(s.name).map((x, i) => x.reqPerSec / (base[i] as LoadResult).reqPerSec))]),
     );
-    return { defaultRate: o.defaultRate, redis: o.redis, byTarget, ratios };
+    const cpuBase = cpuOf('no-shadow');
+    const cpuRatios = Object.fromEntries(servers.slice(1).map((s) => [s.name, median(cpuOf(s.name).map((us, i) => (cpuBase[i] as number) / us))]));
+    return { defaultRate: o.defaultRate, redis: o.redis, byTarget, ratios, cpuRatios };
   } finally {
     for (const s of servers.reverse()) await stopServer(s);
   }
