@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --no-redis]
+// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only]
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
@@ -13,10 +13,14 @@ import { MeterProcess } from './lib/meter-process.ts';
 import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
 import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/processes.ts';
 import { renderMarkdown, targetsMet, type BenchReport } from './lib/report.ts';
+import { shadowScenario } from './lib/shadow-scenario.ts';
+import { DEFAULT_SHADOW_SAMPLE_RATE } from '../service/config/env.ts';
 
 const argv = new Set(process.argv.slice(2));
 const quick = argv.has('--quick');
 const withRedis = !argv.has('--no-redis');
+// Only the shadow-model scenario (a minute instead of the whole run), reported on the terminal, nothing written.
+const shadowOnly = argv.has('--shadow-only');
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const cfg = quick
@@ -94,7 +98,7 @@ async function main(): Promise<void> {
     ADMIN_PORT: '0',
     TENANTS_FILE: tenantsFile,
     ...(redis
-      ? { REDIS_URL, BULLMQ_PREFIX: runId, RATE_LIMIT_PREFIX: `${runId}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') }
+      ? { REDIS_URL, BULLMQ_PREFIX: runId, RATE_LIMIT_PREFIX: `${runId}:rl`, SHADOW_PREFIX: `${runId}:shadow`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') }
       : {}),
   });
 
@@ -119,6 +123,16 @@ async function main(): Promise<void> {
 
     // The service runs as `npm start` runs it: bundled once (its prestart), then `node dist/server.js`.
     execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    // A shadow model at the default SHADOW_SAMPLE_RATE against none, in the mode the service runs with Redis in (the
+    // shadow's counts go there), in rounds of its own.
+    const shadow = () =>
+      shadowScenario({ repoRoot, tmp, env: (port) => serviceEnv(port, redisClient !== undefined), redis: redisClient !== undefined, defaultRate: DEFAULT_SHADOW_SAMPLE_RATE, bodies: realistic, rounds: cfg.rounds, durationS: cfg.durationS, warmS: cfg.warmS, log });
+    if (shadowOnly) {
+      const figures = await shadow();
+      const p = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
+      log(`shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${p(figures.ratios['shadow-default'])} of the no-shadow req/s (by CPU time per request: ${p(figures.cpuRatios['shadow-default'])}); at 1, every request: ${p(figures.ratios['shadow-all'])} (by CPU: ${p(figures.cpuRatios['shadow-all'])})`);
+      return;
+    }
     const barePort = await freePort();
     const bare = await start('bare', 'bench/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
     servers.push(bare);
@@ -161,6 +175,7 @@ async function main(): Promise<void> {
     };
     report.realistic = await runRounds('realistic', realistic, cfg.rounds, cfg.durationS);
     report.worst64k = await runRounds('64KiB', [worst], cfg.bigRounds, cfg.bigDurationS);
+    report.shadow = await shadow();
 
     // RSS over 1,000,000 verify requests (realistic bodies), per service process, in chunks (bounded in time).
     report.rss = [];
@@ -210,6 +225,10 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
 
+  if (shadowOnly) {
+    await meter.finish();
+    return;
+  }
   const full = { ...report, inProcess: await meter.finish() } as BenchReport;
   const met = targetsMet(full);
   full.targets = met;

@@ -5,13 +5,15 @@ import { parseFlags, UsageError } from '../core/cli/usage.ts';
 import { DataError } from '../training/data/loaders.ts';
 import { BACKENDS, BackendError, isBackendName, type BackendName } from '../training/model/backend.ts';
 import { ModelExistsError } from '../training/model/export.ts';
+import { comparisonWithActive, keepWhatServes } from '../training/lifecycle/compare-with-active.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../training/pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
                   [--nb-alpha 0.5] [--nb-mix 0.5]
 Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
-manifest.json, report.md) and prints the test metrics. --nb-mix 1 trains plain logistic regression
+manifest.json, report.md) and prints the test metrics, then compares it with the model that serves on the same
+test split. It does not change what serves: \`npm run models -- promote <version>\` does. --nb-mix 1 trains plain logistic regression
 instead of NB-LR (naive-Bayes feature scaling). Without --backend: tensorflow when @tensorflow/tfjs-node
 is installed, else wasm.`;
 
@@ -88,6 +90,8 @@ async function run(argv: string[]): Promise<void> {
     log,
     progress,
   };
+  const kept = await keepWhatServes(options.outDir);
+  if (kept !== undefined) log(kept);
   const result = await runTraining(options);
   bar?.stop();
   const t = result.manifest.metrics.test;
@@ -99,6 +103,8 @@ async function run(argv: string[]): Promise<void> {
     const bm = name === 'all' ? b.overall : b.bySource[name];
     console.log(`  ${name.padEnd(14)}  ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}    (${bm?.f1.toFixed(3)} / ${bm ? (100 * bm.fpr).toFixed(2) : '?'}%)`);
   }
+  // Training never changes what serves: it ends with how the candidate compares with what does.
+  for (const line of await comparisonWithActive(options.outDir, result)) console.log(line);
 }
 
 // Caught by runCommand: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.

@@ -16,13 +16,18 @@ import type { RateLimiter, RateRule } from './rate-limit/types.ts';
 import type { ReviewSink } from './review/intake/job-schema.ts';
 import type { TenantsSource } from './tenants/store.ts';
 import { KeyGuard } from './verify/key-guard.ts';
+import type { ServingFollower } from './models/serving-follower.ts';
+import { DEFAULT_SHADOW_SAMPLE_RATE } from './config/env.ts';
+import { shadowMetrics, type ShadowSink } from './models/shadow.ts';
 import { ModelSlot } from './verify/model-slot.ts';
 import verify from './verify/plugin.ts';
 
 export interface AppDeps {
   readonly tenants: TenantsSource;
   /** The loaded model, or its loading promise: the app answers 503 (verify, /readyz) until it resolves. */
-  readonly classifier: Classifier | Promise<Classifier>;
+  readonly classifier?: Classifier | Promise<Classifier>;
+  /** Instead of `classifier`: the models the serving record names, followed as it changes (stopped on close). */
+  readonly serving?: ServingFollower;
   /** Default: in-memory (one process). With REDIS_URL the server passes a RedisRateLimiter. */
   readonly rateLimiter?: RateLimiter;
   /** Only for /readyz and formguard_redis_up; the caller owns and closes it. */
@@ -39,6 +44,10 @@ export interface AppDeps {
   readonly metricsRegistry?: Registry;
   readonly collectDefaultMetrics?: boolean;
   readonly reviewSink?: ReviewSink;
+  /** Share of verified submissions the shadow model (if the serving record names one) also scores; default 0.1. */
+  readonly shadowSampleRate?: number;
+  /** Where shadow pairs are counted beyond /metrics (Redis, shared by every instance). */
+  readonly shadowSink?: ShadowSink;
   /** Moderator console, mounted under /review when given. */
   readonly reviewRoutes?: FastifyPluginAsync;
 }
@@ -86,7 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
   });
 
-  const model = new ModelSlot(deps.classifier);
+  if ((deps.classifier === undefined) === (deps.serving === undefined)) throw new TypeError('buildApp needs a classifier or a serving follower, not both');
+  const model = deps.serving?.slot ?? new ModelSlot(deps.classifier as Classifier | Promise<Classifier>);
   const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
   const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE);
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
@@ -103,14 +113,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openApi);
   await app.register(health, { model, redis: deps.redis });
   await app.register(verify, {
-    deps: { tenants: deps.tenants, limiter: rateLimiter, keyGuard, model, reviewSink: deps.reviewSink, log: app.log },
+    deps: {
+      tenants: deps.tenants,
+      limiter: rateLimiter,
+      keyGuard,
+      model,
+      reviewSink: deps.reviewSink,
+      shadow: { sampleRate: deps.shadowSampleRate ?? DEFAULT_SHADOW_SAMPLE_RATE, metrics: shadowMetrics(app.metrics.registry), sink: deps.shadowSink },
+      log: app.log,
+    },
     maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
   });
   if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: CONSOLE_PREFIX });
 
-  model.loaded.then(
-    (c) => app.metrics.model.set({ version: c.modelVersion, feature_version: c.featureVersion }, 1),
-    (err: unknown) => app.log.error({ err }, 'model failed to load'),
-  );
+  const showModels = () => {
+    app.metrics.model.reset();
+    for (const [role, c] of [['active', model.classifier], ['shadow', model.shadow]] as const) {
+      if (c !== undefined) app.metrics.model.set({ version: c.modelVersion, feature_version: c.featureVersion, role }, 1);
+    }
+  };
+  model.loaded.then(showModels, (err: unknown) => app.log.error({ err }, 'model failed to load'));
+  const serving = deps.serving;
+  if (serving !== undefined) {
+    const off = serving.onEvent((e) => {
+      if (e.kind === 'changed') showModels();
+      else app.metrics.modelLoadFailures.inc({ version: e.version });
+    });
+    app.addHook('onClose', async () => {
+      off();
+      serving.stop();
+    });
+  }
   return app;
 }

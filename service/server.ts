@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { buildAdminApp } from './admin.ts';
 import { buildApp } from './app.ts';
-import { loadClassifier } from '../core/classifier/load.ts';
+import { ServingFollower } from './models/serving-follower.ts';
+import { RedisShadowSink } from './models/shadow.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
 import type { CheckedRedis } from './config/redis.ts';
 import { createDestination, createLogger, guardedFlush } from './config/logger.ts';
@@ -28,8 +29,10 @@ async function main(env: Env): Promise<void> {
   const tenants = await TenantsStore.open(choice.file, log);
   tenants.watch();
 
-  // Loads in the background from here on; a failure is handled once the server listens (below).
-  const classifier = loadClassifier({ modelsDir: path.resolve(env.MODELS_DIR), ...(env.MODEL_VERSION === undefined ? {} : { version: env.MODEL_VERSION }) });
+  // Loads in the background from here on (a failure is handled once the server listens, below), then follows
+  // models/serving.json: a promote or rollback serves within seconds, without a restart.
+  const serving = new ServingFollower({ modelsDir: path.resolve(env.MODELS_DIR), pinned: env.MODEL_VERSION, log });
+  const classifier = serving.slot.loaded;
   classifier.catch(() => undefined);
 
   // ioredis and BullMQ load only with REDIS_URL: the embedded mode starts without them (~0.4 s less to ready).
@@ -44,6 +47,7 @@ async function main(env: Env): Promise<void> {
     if (refused !== undefined) {
       redis.disconnect();
       tenants.close();
+      serving.stop();
       throw new ConfigError(refused.message);
     }
   }
@@ -70,7 +74,7 @@ async function main(env: Env): Promise<void> {
 
   const app = await buildApp({
     tenants,
-    classifier,
+    serving,
     rateLimiter,
     ...(redis === undefined ? {} : { redis }),
     logger: log,
@@ -82,6 +86,8 @@ async function main(env: Env): Promise<void> {
     metricsRegistry,
     collectDefaultMetrics: true,
     ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes }),
+    shadowSampleRate: env.SHADOW_SAMPLE_RATE,
+    ...(redis === undefined ? {} : { shadowSink: new RedisShadowSink(redis, env.SHADOW_PREFIX, log) }),
   });
 
   const admin = env.ADMIN_PORT === 'off' ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });

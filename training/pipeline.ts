@@ -57,6 +57,10 @@ export const OUT_OF_FOLD_FOLDS = 5;
 export interface TrainingResult {
   readonly manifest: Manifest;
   readonly dir: string;
+  /** The test split, for comparing the candidate with the model that serves on the same records. */
+  readonly test: readonly LabelledRecord[];
+  /** Moderators' labels that replaced a data record of the same text with the other label. */
+  readonly labelsContradictingData: number;
 }
 
 interface FittedModel {
@@ -145,7 +149,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const final: Manifest = { ...manifest, trainingSeconds: Math.round((performance.now() - started) / 100) / 10 };
   await exportModel(dir, model, final, renderReport(final), main.weights);
   model.dispose();
-  return { manifest: final, dir };
+  return { manifest: final, dir, test: split.test, labelsContradictingData: split.labelsContradictingData };
 }
 
 /** Each out-of-fold fold must hold both classes, or the calibration, the threshold and every figure are meaningless. */

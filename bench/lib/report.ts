@@ -39,6 +39,8 @@ export interface TargetCheck {
   met: boolean;
 }
 
+import type { ShadowFigures } from './shadow-scenario.ts';
+
 export interface BenchReport {
   quick: boolean;
   date: string;
@@ -49,6 +51,8 @@ export interface BenchReport {
   realistic: Scenario;
   worst64k: Scenario;
   rss: RssFigures[];
+  /** Absent from runs before the shadow scenario existed. */
+  shadow?: ShadowFigures;
   redisCleanup?: { prefix: string; deletedKeys: number };
   targets?: TargetCheck[];
 }
@@ -111,6 +115,20 @@ export function renderMarkdown(r: BenchReport): string {
     }
   }
   lines.push('');
+  if (r.shadow !== undefined) {
+    const sh = r.shadow;
+    lines.push(`Shadow model (\`npm run models -- shadow\`): the same service${sh.redis ? ' in Redis mode' : ''} with a shadow model the size of the active one, against`);
+    lines.push(`none, in alternating rounds. At the default SHADOW_SAMPLE_RATE ${sh.defaultRate} the shadow costs what the ratio falls short of 100%.`);
+    lines.push('');
+    lines.push('| target | req/s | p99 ms | / no shadow | CPU µs / request | / no shadow, by CPU | non-2xx |');
+    lines.push('|---|---:|---:|---:|---:|---:|---:|');
+    for (const [name, t] of Object.entries(sh.byTarget)) {
+      const label = name === 'shadow-default' ? `shadow, rate ${sh.defaultRate}` : name === 'shadow-all' ? 'shadow, rate 1' : 'no shadow';
+      const base = name === 'no-shadow';
+      lines.push(`| ${label} | ${f0(t.reqPerSec)} | ${t.p99Ms} | ${base ? '1' : pct(sh.ratios[name])} | ${f0(t.cpuUsPerRequest)} | ${base ? '1' : pct(sh.cpuRatios?.[name])} | ${t.non2xx} |`);
+    }
+    lines.push('');
+  }
   const ip = r.inProcess;
   lines.push(
     'In-process cost, measured in a child process that loads only the classifier: the bench process itself loads its Redis client',

@@ -6,7 +6,7 @@ import { FeatureVersionMismatchError, ModelLoadError } from './errors.ts';
 import { LinearClassifier } from './linear-classifier.ts';
 import { dequantize, floatWeights, type HashedWeights } from './hashed-weights.ts';
 import { LinearScorer } from './linear-scorer.ts';
-import { manifestSchema, type Manifest } from './manifest.ts';
+import { MODEL_VERSION_PATTERN, manifestSchema, type Manifest } from './manifest.ts';
 
 export interface LoadOptions {
   readonly modelsDir: string;
@@ -14,7 +14,6 @@ export interface LoadOptions {
   readonly version?: string;
 }
 
-const VERSION = /^\d{8}-\d{6}(-[a-z0-9-]+)?$/;
 
 const modelJsonSchema = z.object({
   format: z.literal('layers-model'),
@@ -45,7 +44,7 @@ export async function listModelVersions(modelsDir: string): Promise<string[]> {
     throw new ModelLoadError(`models folder not found: ${modelsDir}`);
   }
   const versions: string[] = [];
-  for (const n of names.filter((x) => VERSION.test(x)).sort()) {
+  for (const n of names.filter((x) => MODEL_VERSION_PATTERN.test(x)).sort()) {
     if ((await stat(path.join(modelsDir, n, 'manifest.json')).catch(() => null))?.isFile()) versions.push(n);
   }
   return versions;
@@ -134,4 +133,31 @@ async function readWeightsFile(file: string): Promise<Buffer> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelLoadError(`${file} is missing (model.json lists it)`);
     throw new ModelLoadError(`cannot read ${file}: ${(e as Error).message}`);
   }
+}
+
+/** A few submissions of the shapes the service sees: scoring them compiles the hot paths before real traffic. */
+const WARM_UP: readonly Record<string, string>[] = [
+  { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for the analytical engine? Thanks.' },
+  { message: 'Cheap SEO backlinks!!! Visit http://example.invalid now to rank #1 on Google', email: 'promo@example.invalid' },
+  { comment: 'great video, check out my channel' },
+];
+
+/**
+ * The one way a version becomes servable, for the service (start-up and every switch) and `models promote` alike:
+ * loaded, feature version checked, and run on a few submissions, so a model that loads but cannot score is refused
+ * before it serves, and the first real request is not the one that pays for a cold start.
+ */
+export async function loadServable(modelsDir: string, version: string): Promise<LinearClassifier> {
+  const classifier = await loadClassifier({ modelsDir, version });
+  try {
+    for (let i = 0; i < 20; i++) {
+      for (const fields of WARM_UP) {
+        const p = classifier.classify(fields).spamProbability;
+        if (!Number.isFinite(p)) throw new Error(`spam probability ${p} (corrupt weights?)`);
+      }
+    }
+  } catch (e) {
+    throw new ModelLoadError(`model ${version} loaded but failed to score: ${(e as Error).message}`);
+  }
+  return classifier;
 }

@@ -25,9 +25,12 @@ const evaluationSchema = z.object({
 });
 export type Evaluation = z.infer<typeof evaluationSchema>;
 
+/** A version folder's name: its creation time (UTC), optionally with a suffix. */
+export const MODEL_VERSION_PATTERN = /^\d{8}-\d{6}(-[a-z0-9-]+)?$/;
+
 /** models/<version>/manifest.json: everything needed to serve, trust and reproduce a model. */
 export const manifestSchema = z.object({
-  version: z.string().regex(/^\d{8}-\d{6}(-[a-z0-9-]+)?$/),
+  version: z.string().regex(MODEL_VERSION_PATTERN),
   created: z.string().datetime(),
   kind: z.literal('hashed-linear'),
   featureVersion: z.string().min(1),

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_SHADOW_PREFIX } from '../../core/classifier/shadow-store.ts';
 
 // Empty strings from shells and .env files mean "unset", not "invalid".
 const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
@@ -74,6 +75,12 @@ const trustProxy = unsetIfEmpty(z.string().default('false')).transform((raw, ctx
   return z.NEVER;
 });
 
+/**
+ * SHADOW_SAMPLE_RATE's default. A shadow costs about this share of a model's scoring per verified request, after the
+ * answer; `npm run bench` measures it against verify throughput without a shadow (see docs/models.md).
+ */
+export const DEFAULT_SHADOW_SAMPLE_RATE = 0.1;
+
 export const envSchema = z.object({
   NODE_ENV: unsetIfEmpty(z.enum(['development', 'production', 'test']).default('development')),
   PORT: tcpPort(3000),
@@ -84,6 +91,9 @@ export const envSchema = z.object({
   REDIS_URL: optionalString.pipe(redisUrl.optional()),
   MODELS_DIR: unsetIfEmpty(z.string().min(1).default('models')),
   MODEL_VERSION: optionalString,
+  // The share of verified submissions a shadow model (npm run models -- shadow) also scores, after the answer.
+  SHADOW_SAMPLE_RATE: number(DEFAULT_SHADOW_SAMPLE_RATE).pipe(z.number().min(0).max(1)),
+  SHADOW_PREFIX: unsetIfEmpty(z.string().min(1).default(DEFAULT_SHADOW_PREFIX)),
   LOG_LEVEL: unsetIfEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
   BODY_LIMIT: number(64 * 1024).pipe(z.number().int().min(1024).max(16 * 1024 * 1024)),
   TRUST_PROXY: trustProxy,

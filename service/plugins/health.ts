@@ -30,7 +30,8 @@ async function redisHealth(redis: HealthRedis, timeoutMs: number): Promise<{ red
 }
 
 /**
- * /healthz: the process is up. /readyz: the model is loaded, so verify answers. Redis (when configured) is reported
+ * /healthz: the process is up. /readyz: the model is loaded, so verify answers; it names the active and shadow models,
+ * and lists under `problems` a model the serving record names that could not be loaded (still ready: another serves). Redis (when configured) is reported
  * in the body and as formguard_redis_up, but does not make the instance unready: without it the instance still
  * classifies (rate limits count in memory, review items go to the spool), and a shared Redis that fails would
  * otherwise take every instance out of the load balancer at once.
@@ -58,8 +59,16 @@ export default fp<HealthOptions>(
       if (state.kind === 'loading') problems.push('model is loading');
       if (state.kind === 'failed') problems.push('model failed to load');
       const redisState = redis === undefined ? {} : await redisHealth(redis, timeoutMs);
-      if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems, ...redisState });
-      return { status: 'ready', modelVersion: opts.model.classifier?.modelVersion, ...redisState };
+      if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems: [...problems, ...opts.model.problems], ...redisState });
+      // A model the record names that cannot be loaded leaves the current one serving: ready, with the problem said.
+      const later = opts.model.problems;
+      return {
+        status: 'ready',
+        modelVersion: opts.model.classifier?.modelVersion,
+        shadowVersion: opts.model.shadow?.modelVersion ?? null,
+        ...(later.length > 0 ? { problems: later } : {}),
+        ...redisState,
+      };
     });
   },
   { name: 'formguard-health', fastify: '5.x', dependencies: ['formguard-metrics'] },

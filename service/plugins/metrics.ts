@@ -7,7 +7,8 @@ export interface VerifyMetrics {
   readonly requests: Counter<'outcome'>;
   readonly latency: Histogram<'outcome'>;
   readonly verdicts: Counter<'status'>;
-  readonly model: Gauge<'version' | 'feature_version'>;
+  readonly model: Gauge<'version' | 'feature_version' | 'role'>;
+  readonly modelLoadFailures: Counter<'version'>;
   observe(outcome: OutcomeLabel, seconds: number): void;
 }
 
@@ -38,7 +39,18 @@ export default fp<MetricsOptions>(
       registers: [registry],
     });
     const verdicts = new Counter({ name: 'formguard_verdicts_total', help: 'Verdicts by status', labelNames: ['status'], registers: [registry] });
-    const model = new Gauge({ name: 'formguard_model_info', help: 'Loaded model (value 1; labels say which)', labelNames: ['version', 'feature_version'], registers: [registry] });
+    const model = new Gauge({
+      name: 'formguard_model_info',
+      help: 'Models in use (value 1; labels say which): role active answers, role shadow is scored beside it after the answer',
+      labelNames: ['version', 'feature_version', 'role'],
+      registers: [registry],
+    });
+    const modelLoadFailures = new Counter({
+      name: 'formguard_model_load_failures_total',
+      help: 'Models the serving record named that could not be loaded (the current one kept serving), by version',
+      labelNames: ['version'],
+      registers: [registry],
+    });
 
     app.decorate('metrics', {
       registry,
@@ -46,6 +58,7 @@ export default fp<MetricsOptions>(
       latency,
       verdicts,
       model,
+      modelLoadFailures,
       observe(outcome: OutcomeLabel, seconds: number) {
         requests.inc({ outcome });
         latency.observe({ outcome }, seconds);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Verdict } from '../../core/classifier/types.ts';
+import type { Classifier, Verdict } from '../../core/classifier/types.ts';
 import { formatHostPort } from '../origin/host.ts';
 import type { ReviewSink } from '../review/intake/job-schema.ts';
 import { blockedReason, originHostOf, requestOrigin, type RequestOrigin } from '../origin/request-origin.ts';
@@ -11,6 +11,7 @@ import type { Audit } from './audit.ts';
 import { fieldsOf } from './fields.ts';
 import type { KeyGuard } from './key-guard.ts';
 import type { ModelSlot } from './model-slot.ts';
+import type { ShadowMetrics, ShadowSink } from '../models/shadow.ts';
 import type { VerifyOutcome } from './outcome.ts';
 import type { VerifyRequest } from './schema.ts';
 
@@ -20,7 +21,17 @@ export interface VerifyDeps {
   readonly keyGuard: KeyGuard;
   readonly model: ModelSlot;
   readonly reviewSink?: ReviewSink | undefined;
+  readonly shadow?: ShadowScoring | undefined;
   readonly log?: { warn(obj: object, msg: string): void };
+}
+
+/** Scoring a sample of verified submissions with the shadow model too, after the answer is sent. */
+export interface ShadowScoring {
+  /** SHADOW_SAMPLE_RATE: the share of verified submissions the shadow scores. */
+  readonly sampleRate: number;
+  readonly metrics: ShadowMetrics;
+  readonly sink?: ShadowSink | undefined;
+  readonly random?: () => number;
 }
 
 export interface VerifyContext {
@@ -62,30 +73,70 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   const fields = fieldsOf(body);
   const verdict = classifier.classify(fields);
   const submissionId = randomUUID();
-  offerForReview(deps, { submissionId, accountId: owner.accountId, formId: form.id, origin, fields, verdict });
+  const item: ReviewItem = { submissionId, accountId: owner.accountId, formId: form.id, origin, fields, verdict, receivedAt: new Date().toISOString() };
+  const shadow = deps.model.shadow;
+  const sampling = deps.shadow;
+  if (shadow !== undefined && sampling !== undefined && sampling.sampleRate > 0 && (sampling.random ?? Math.random)() < sampling.sampleRate) {
+    // setImmediate runs after this turn's I/O, the answer's write included: the shadow never delays an answer.
+    setImmediate(() => scoreInShadow(deps, sampling, shadow, item));
+  } else {
+    offerForReview(deps, item);
+  }
   return { kind: 'verdict', verdict, submissionId };
 }
 
-function offerForReview(
-  deps: VerifyDeps,
-  item: { submissionId: string; accountId: string; formId: string; origin: RequestOrigin; fields: Record<string, unknown>; verdict: Verdict },
-): void {
-  if (deps.reviewSink === undefined) return;
+interface ReviewItem {
+  readonly submissionId: string;
+  readonly accountId: string;
+  readonly formId: string;
+  readonly origin: RequestOrigin;
+  readonly fields: Record<string, unknown>;
+  readonly verdict: Verdict;
+  readonly receivedAt: string;
+}
+
+/** Scores with the shadow, counts the pair, then offers the submission for review with both verdicts. */
+function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classifier, item: ReviewItem): void {
+  let other: Verdict;
+  try {
+    other = shadow.classify(item.fields);
+  } catch (err) {
+    deps.log?.warn({ err, shadowVersion: shadow.modelVersion }, 'shadow model failed to score');
+    offerForReview(deps, item);
+    return;
+  }
+  const version = shadow.modelVersion;
+  sampling.metrics.scored.inc({ version });
+  if (other.status === item.verdict.status) sampling.metrics.agreed.inc({ version });
+  else sampling.metrics.disagreed.inc({ version, active: item.verdict.status, shadow: other.status });
+  // Queued first: only a submission in review can be labelled, so only its pair is kept for shadow-report.
+  const queued = offerForReview(deps, item, other);
+  const score = (v: Verdict) => ({ version: v.modelVersion, status: v.status, spamProbability: v.spamProbability });
+  void sampling.sink
+    ?.record({ submissionId: item.submissionId, accountId: item.accountId, formId: item.formId, receivedAt: item.receivedAt, active: score(item.verdict), shadow: score(other) }, queued)
+    .catch((err: unknown) => deps.log?.warn({ err }, 'shadow sink threw'));
+}
+
+/** Offers the verdict to the review queue; true when it goes to review. */
+function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): boolean {
+  if (deps.reviewSink === undefined) return false;
   const o = originHostOf(item.origin);
   try {
-    deps.reviewSink.offer({
+    return deps.reviewSink.offer({
       submissionId: item.submissionId,
       accountId: item.accountId,
       formId: item.formId,
-      receivedAt: new Date().toISOString(),
+      receivedAt: item.receivedAt,
       origin: o === undefined ? null : formatHostPort(o),
       // The sink caps sizes for what it actually queues, so the common unqueued case costs nothing.
       fields: item.fields,
       truncated: false,
       verdict: { status: item.verdict.status, confidence: item.verdict.confidence, reasoning: item.verdict.reasoning, modelVersion: item.verdict.modelVersion },
+      ...(shadow === undefined ? {} : { shadow: { status: shadow.status, confidence: shadow.confidence, modelVersion: shadow.modelVersion } }),
     });
   } catch (err) {
     // The sink promises not to throw; if it does, the caller still gets its verdict.
     deps.log?.warn({ err }, 'review sink threw');
+    return false;
   }
 }

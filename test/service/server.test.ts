@@ -109,7 +109,7 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     expect((await fetch(`http://127.0.0.1:${port}/docs/json`)).status).toBe(404);
     const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toMatch(/^formguard_model_info\{version="[^"]+",feature_version="[^"]+"\} 1$/m);
+    expect(await metrics.text()).toMatch(/^formguard_model_info\{version="[^"]+",feature_version="[^"]+",role="active"\} 1$/m);
     expect((await fetch(`http://127.0.0.1:${adminPort}/docs/json`)).status).toBe(200);
     const res = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
       method: 'POST',

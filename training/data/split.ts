@@ -9,6 +9,8 @@ export interface Split {
   readonly duplicates: number;
   /** Texts that occur with both labels; kept once, with the moderators' newest label if they labelled it, else the first. */
   readonly conflicts: number;
+  /** Of those, moderators' labels that replaced a data record of the same text carrying the other label. */
+  readonly labelsContradictingData: number;
 }
 
 export interface SplitOptions {
@@ -43,6 +45,7 @@ export function splitRecords(records: readonly LabelledRecord[], opts: SplitOpti
   const seen = new Map<string, LabelledRecord>();
   let duplicates = 0;
   let conflicts = 0;
+  let labelsContradictingData = 0;
   for (const r of records) {
     const key = normalizedText(r.fields);
     const kept = seen.get(key);
@@ -52,7 +55,10 @@ export function splitRecords(records: readonly LabelledRecord[], opts: SplitOpti
     }
     duplicates++;
     if (kept.label !== r.label) conflicts++;
-    if (overrides(r, kept)) seen.set(key, r);
+    if (overrides(r, kept)) {
+      if (kept.label !== r.label && kept.labelledAt === undefined) labelsContradictingData++;
+      seen.set(key, r);
+    }
   }
   const strata = new Map<string, [string, LabelledRecord][]>();
   for (const [text, r] of seen) {
@@ -76,7 +82,7 @@ export function splitRecords(records: readonly LabelledRecord[], opts: SplitOpti
     validation.push(...list.slice(nTest, nTest + nVal));
     train.push(...list.slice(nTest + nVal));
   }
-  return { train, validation, test, duplicates, conflicts };
+  return { train, validation, test, duplicates, conflicts, labelsContradictingData };
 }
 
 /**

@@ -18,13 +18,21 @@ export const reviewJobSchema = z.object({
     reasoning: z.string(),
     modelVersion: z.string(),
   }),
+  /** The shadow model's verdict, when it scored this submission too (after the answer; the caller never saw it). */
+  shadow: z.object({ status: z.enum(['spam', 'legitimate']), confidence: z.number().min(0).max(1), modelVersion: z.string() }).optional(),
 });
+
+/** The active and the shadow model gave different verdicts: queued for review so moderators settle it. */
+export function isDisagreement(job: Pick<ReviewJob, 'verdict' | 'shadow'>): boolean {
+  return job.shadow !== undefined && job.shadow.status !== job.verdict.status;
+}
 
 export type ReviewJob = z.infer<typeof reviewJobSchema>;
 
 /** What the verify route hands to the review queue after each verdict; it never blocks or throws. */
 export interface ReviewSink {
   /** Decides (spam / low confidence / sample) and queues off the response path. */
-  offer(job: ReviewJob): void;
+  /** Returns whether the job goes to review (so a moderator may label it). */
+  offer(job: ReviewJob): boolean;
   close(): Promise<void>;
 }

@@ -53,21 +53,23 @@ export class QueueReviewSink implements ReviewSink {
     if (options.connection.status === 'ready') void this.drain();
   }
 
-  offer(job: ReviewJob): void {
+  offer(job: ReviewJob): boolean {
     try {
-      if (this.#closed) return;
+      if (this.#closed) return false;
       const reason = reviewReason(job, this.#o.policy, this.#o.random);
       if (reason === undefined) {
         this.#remember(job);
-        return;
+        return false;
       }
       const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.#send(job))
         .catch((err: unknown) => this.#o.log.error({ err, submissionId: job.submissionId }, 'review: job lost'))
         .finally(() => this.#inFlight.delete(p));
       this.#inFlight.add(p);
+      return true;
     } catch (err) {
       this.#o.log.error({ err, submissionId: job.submissionId }, 'review: offer failed');
+      return false;
     }
   }
 

@@ -35,7 +35,7 @@ describe('/healthz and /readyz', () => {
     await new Promise((r) => setImmediate(r));
     const after = await app.inject({ method: 'GET', url: '/readyz' });
     expect(after.statusCode).toBe(200);
-    expect(after.json()).toEqual({ status: 'ready', modelVersion: 'stub-1' });
+    expect(after.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', shadowVersion: null });
   });
 
   it('readyz is 503 when the model failed to load', async () => {
@@ -53,7 +53,7 @@ describe('/healthz and /readyz', () => {
     app = await testApp({ redis: live });
     const up = await app.inject({ method: 'GET', url: '/readyz' });
     expect(up.statusCode).toBe(200);
-    expect(up.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', redis: 'up' });
+    expect(up.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', shadowVersion: null, redis: 'up' });
     expect(await scrape(app)).toMatch(/^formguard_redis_up 1$/m);
     await app.close();
     live.disconnect();
@@ -64,7 +64,7 @@ describe('/healthz and /readyz', () => {
     app = await testApp({ redis: dead });
     const down = await app.inject({ method: 'GET', url: '/readyz' });
     expect(down.statusCode).toBe(200);
-    expect(down.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', redis: 'down' });
+    expect(down.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', shadowVersion: null, redis: 'down' });
     expect(await scrape(app)).toMatch(/^formguard_redis_up 0$/m);
     const verify = await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
     expect(verify.statusCode).toBe(200);
@@ -80,7 +80,7 @@ describe('/healthz and /readyz', () => {
     try {
       const res = await app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', redis: 'down', redisError: expect.stringContaining(`REDIS_URL names database ${db}`) });
+      expect(res.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', shadowVersion: null, redis: 'down', redisError: expect.stringContaining(`REDIS_URL names database ${db}`) });
       expect(await scrape(app)).toMatch(/^formguard_redis_up 0$/m);
     } finally {
       refused.disconnect();

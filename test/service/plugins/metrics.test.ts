@@ -27,6 +27,6 @@ describe('/metrics (on the admin server)', () => {
     expect(res.body).toContain('formguard_verify_requests_total{outcome="invalid-key"} 1');
     expect(res.body).toMatch(/formguard_verify_duration_seconds_bucket\{le="[\d.]+",outcome="legitimate"\} 1/);
     expect(res.body).toContain('formguard_verdicts_total{status="legitimate"} 1');
-    expect(res.body).toContain('formguard_model_info{version="stub-1",feature_version="stub"} 1');
+    expect(res.body).toContain('formguard_model_info{version="stub-1",feature_version="stub",role="active"} 1');
   });
 });

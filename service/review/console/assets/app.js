@@ -124,6 +124,10 @@ function when(iso) {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
+function disagrees(item) {
+  return Boolean(item.shadow) && item.shadow.status !== item.verdict.status;
+}
+
 function badge(status) {
   return el('span', { className: `badge ${status === 'spam' ? 'spam' : 'legitimate'}`, text: status });
 }
@@ -141,6 +145,7 @@ function renderList() {
     const li = el('li', { id: `item-${item.submissionId}`, 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false' },
       el('span', { className: 'meta' }, badge(item.verdict.status),
         el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
+        ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
         el('span', { text: item.formId }),
         el('span', { text: when(item.receivedAt) })),
       el('span', { className: 'preview', dir: 'auto', text: preview(item.fields) }));
@@ -178,6 +183,12 @@ function renderDetail(entry) {
     el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { text: `${Math.round(v.confidence * 100)}% confident` })),
     el('p', { className: 'reasoning', text: visible(v.reasoning) }),
   );
+  // A shadow model's verdict: the caller was answered by the active model; a disagreement is why the item is here.
+  if (item.shadow) {
+    detail.append(el('p', { className: disagrees(item) ? 'shadow-verdict disagreement' : 'shadow-verdict' },
+      el('span', { text: disagrees(item) ? 'Models disagree. Shadow model says' : 'Shadow model agrees:' }), badge(item.shadow.status),
+      el('span', { text: `${Math.round(item.shadow.confidence * 100)}% confident (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})` })));
+  }
   const facts = el('dl', { className: 'facts' });
   const fact = (k, val) => facts.append(el('dt', { text: k }), el('dd', { text: val }));
   fact('Submission', item.submissionId);

@@ -79,6 +79,14 @@ describe('policy, field caps and metrics', () => {
     expect(reviewReason(fakeJob({ status: 'legitimate', confidence: 0.9 }), { band: 0.75, sampleRate: 0 }, () => 0)).toBeUndefined();
   });
 
+  it('queues every submission the shadow model disagrees on, however confident the answer was', () => {
+    const shadow = (status: 'spam' | 'legitimate') => ({ status, confidence: 0.8, modelVersion: 'shadow-1' });
+    expect(reviewReason(fakeJob({ status: 'legitimate', confidence: 0.99, shadow: shadow('spam') }), policy, () => 0.9)).toBe('disagreement');
+    expect(reviewReason(fakeJob({ status: 'spam', confidence: 0.99, shadow: shadow('legitimate') }), policy, () => 0.9)).toBe('disagreement');
+    // Agreement changes nothing: a confident legitimate verdict stays out of review.
+    expect(reviewReason(fakeJob({ status: 'legitimate', confidence: 0.99, shadow: shadow('legitimate') }), policy, () => 0.9)).toBeUndefined();
+  });
+
   it('cuts fields at a character boundary and flags it', () => {
     expect(cutUtf8('😀😀😀', 9)).toBe('😀😀');
     expect(capFields({ a: 'short', b: 'x'.repeat(20) }, 10)).toEqual({ fields: { a: 'short', b: 'x'.repeat(10) }, truncated: true, cut: ['b'] });
