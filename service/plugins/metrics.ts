@@ -38,7 +38,14 @@ export default fp<MetricsOptions>(
       registers: [registry],
     });
     const verdicts = new Counter({ name: 'formguard_verdicts_total', help: 'Verdicts by status', labelNames: ['status'], registers: [registry] });
-    const model = new Gauge({ name: 'formguard_model_info', help: 'Loaded model (value 1; labels say which)', labelNames: ['version', 'feature_version'], registers: [registry] });
+    // With WORKERS > 1 the admin server sums the workers' metrics; a 1 that says which model is loaded must stay 1.
+    const model = new Gauge({
+      name: 'formguard_model_info',
+      help: 'Loaded model (value 1; labels say which)',
+      labelNames: ['version', 'feature_version'],
+      registers: [registry],
+      aggregator: 'max',
+    });
 
     app.decorate('metrics', {
       registry,
@@ -55,8 +62,14 @@ export default fp<MetricsOptions>(
   { name: 'formguard-metrics', fastify: '5.x' },
 );
 
+/** What /metrics serves: a process's registry, or the workers' metrics summed by the primary (service/workers.ts). */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
 /** GET /metrics (Prometheus text) of a registry: on the admin server only (service/admin.ts), never the public one. */
-export const metricsRoute = fp<{ readonly registry: Registry }>(
+export const metricsRoute = fp<{ readonly registry: MetricsSource }>(
   async (app, opts) => {
     app.get('/metrics', async (_request, reply) => {
       reply.type(opts.registry.contentType);
