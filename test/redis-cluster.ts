@@ -159,14 +159,17 @@ export class TestCluster {
     await gone;
   }
 
-  /** Waits until the cluster has promoted a replica for the slots `port` served, and says ok again. */
+  /** Waits until a replica serves every slot `port` served, and every running node says the cluster is ok. */
   async waitFailover(port: number, limitMs = 30_000): Promise<void> {
     await until(async () => {
       for (const node of this.alive) {
         const info = await ask(node.port, (r) => r.cluster('INFO'));
-        if (!/cluster_state:ok/.test(info)) return false;
+        if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return false;
       }
-      return !(await this.masters()).includes(port);
+      const node = this.alive[0];
+      if (node === undefined) return false;
+      const slots = (await ask(node.port, (r) => r.cluster('SLOTS'))) as unknown as [number, number, [string, number]][];
+      return slots.every(([, , master]) => master[1] !== port);
     }, `a replica to take over from ${port}`, limitMs);
   }
 
