@@ -90,14 +90,14 @@ export function runPrimary(opts: PrimaryOptions): void {
       if (slot.worker === worker) slot.worker = undefined;
       if (stopping !== undefined) return;
       if (code === STARTUP_FAILED_EXIT_CODE) {
-        log.fatal({ worker: slot.index, pid: worker.process.pid }, 'a worker could not start (see its message above); stopping');
+        log.fatal({ worker: slot.index, workerPid: worker.process.pid }, 'a worker could not start (see its message above); stopping');
         exitCode = 1;
         void stop();
         return;
       }
       slot.failures = Date.now() - slot.startedAt >= STABLE_MS ? 1 : slot.failures + 1;
       const delay = restartDelayMs(slot.failures);
-      log.error({ worker: slot.index, pid: worker.process.pid, code, signal, restartInMs: delay }, 'worker died; restarting it');
+      log.error({ worker: slot.index, workerPid: worker.process.pid, code, signal, restartInMs: delay }, 'worker died; restarting it');
       slot.timer = setTimeout(() => fork(slot), delay);
     });
   };
