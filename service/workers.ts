@@ -1,7 +1,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
-import { AggregatorRegistry, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { MetricsSource } from './plugins/metrics.ts';
+import { answerMetricsRequests, workersMetrics } from './worker-metrics.ts';
 
 /** The environment variable that tells a forked process which worker slot (1..WORKERS) it fills. */
 export const WORKER_SLOT_VARIABLE = 'FORMGUARD_WORKER';
@@ -39,6 +40,8 @@ export interface PrimaryOptions {
 interface Slot {
   readonly index: number;
   worker: Worker | undefined;
+  /** Its worker has sent its OpenAPI document, so it answers requests for its metrics. */
+  reporting: boolean;
   /** Its worker listens: it has its drain handler, so it is asked to drain rather than signalled. */
   listening: boolean;
   startedAt: number;
@@ -54,8 +57,9 @@ interface Slot {
  */
 export function runPrimary(opts: PrimaryOptions): void {
   const { log } = opts;
-  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({ index: i + 1, worker: undefined, listening: false, startedAt: 0, failures: 0, timer: undefined }));
-  const aggregator = new AggregatorRegistry();
+  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({ index: i + 1, worker: undefined, reporting: false, listening: false, startedAt: 0, failures: 0, timer: undefined }));
+  // Summed over the workers that answer; a worker still starting is left out instead of failing the scrape.
+  const metrics = workersMetrics(() => slots.filter((s) => s.reporting && s.worker !== undefined).map((s) => s.worker as Worker));
   let admin: AdminServer | undefined;
   let adminStarting = false;
   let stopping: Promise<void> | undefined;
@@ -67,13 +71,15 @@ export function runPrimary(opts: PrimaryOptions): void {
     const worker = cluster.fork({ [WORKER_SLOT_VARIABLE]: String(slot.index) });
     slot.worker = worker;
     slot.listening = false;
+    slot.reporting = false;
     worker.on('listening', () => {
       if (slot.worker === worker) slot.listening = true;
     });
     worker.on('message', (message: unknown) => {
-      if (!isMessage(message, OPENAPI_MESSAGE) || admin !== undefined || adminStarting || opts.startAdmin === undefined || stopping !== undefined) return;
+      if (!isMessage(message, OPENAPI_MESSAGE)) return;
+      if (slot.worker === worker) slot.reporting = true;
+      if (admin !== undefined || adminStarting || opts.startAdmin === undefined || stopping !== undefined) return;
       adminStarting = true;
-      const metrics: MetricsSource = { contentType: aggregator.contentType, metrics: () => aggregator.clusterMetrics() };
       opts.startAdmin(metrics, (message as { document?: unknown }).document).then(
         (server) => {
           admin = server;
@@ -149,14 +155,9 @@ export function runPrimary(opts: PrimaryOptions): void {
   for (const slot of slots) fork(slot);
 }
 
-/**
- * In a worker: answers the primary's requests for this process's metrics (prom-client's cluster protocol), and
- * offers its OpenAPI document for the primary's admin server.
- */
+/** In a worker, once its app is built: its metrics for the primary's /metrics, its OpenAPI document for /docs. */
 export function reportToPrimary(registry: Registry, document: unknown): void {
-  AggregatorRegistry.setRegistries([registry]);
-  // Constructing one registers the worker's listener for the primary's requests.
-  new AggregatorRegistry();
+  answerMetricsRequests(registry);
   process.send?.({ type: OPENAPI_MESSAGE, document });
 }
 

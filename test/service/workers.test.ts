@@ -143,6 +143,10 @@ describe('WORKERS=2: one port, two service processes', () => {
       30_000,
     );
     const [replacement] = workerPids().filter((p) => p !== survivor);
+    // A scrape while the new worker starts is answered at once, from the workers that can answer.
+    const scrape = await fetch(`http://127.0.0.1:${adminPort}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toMatch(/^formguard_verify_requests_total\{outcome="[a-z-]+"\} \d+$/m);
     await until(() => logLines().some((l) => l.msg === 'model loaded; ready' && l.pid === replacement), 'the new worker ready', 60_000);
     expect(logLines().some((l) => l.msg === 'worker died; restarting it' && l.role === 'primary')).toBe(true);
     // The limit is spent (shared, in Redis): the new worker answers 429 like the survivor.
