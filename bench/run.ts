@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only]
+// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --workers N]
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
@@ -15,8 +15,16 @@ import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/p
 import { renderMarkdown, targetsMet, type BenchReport } from './lib/report.ts';
 import { shadowScenario } from './lib/shadow-scenario.ts';
 import { DEFAULT_SHADOW_SAMPLE_RATE } from '../service/config/env.ts';
+import { renderWorkersMarkdown, runWorkersBench, writeWorkersResult } from './workers.ts';
 
 const argv = new Set(process.argv.slice(2));
+// --workers N: only the WORKERS=1..N scan (bench/workers.ts), not the standard run.
+const workersArg = process.argv.indexOf('--workers');
+const maxWorkers = workersArg < 0 ? undefined : Number(process.argv[workersArg + 1]);
+if (maxWorkers !== undefined && !(Number.isInteger(maxWorkers) && maxWorkers >= 1)) {
+  process.stderr.write('--workers takes a whole number of processes (1 or more), e.g. --workers 4\n');
+  process.exit(2);
+}
 const quick = argv.has('--quick');
 const withRedis = !argv.has('--no-redis');
 // Only the shadow-model scenario (a minute instead of the whole run), reported on the terminal, nothing written.
@@ -276,4 +284,9 @@ function summarize(results: LoadResult[], names: string[]) {
   return { byTarget, ratios: Object.fromEntries(names.filter((n) => n !== 'bare').map((n) => [n, ratio(n)])) };
 }
 
-await main();
+if (maxWorkers === undefined) await main();
+else {
+  const report = await runWorkersBench(maxWorkers, quick, log);
+  process.stdout.write('\n' + renderWorkersMarkdown(report) + '\n');
+  log(`wrote ${writeWorkersResult(report)}`);
+}

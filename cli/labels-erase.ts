@@ -4,7 +4,7 @@ import path from 'node:path';
 import { repoRoot } from '../service/config/env.ts';
 import { eraseLabels, type EraseResult, type EraseSelector } from '../service/review/label-files/erase-labels.ts';
 import { labelRecordSchema } from '../core/labels/records.ts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { clean, parseFlags, UsageError } from '../core/cli/usage.ts';
 import { openStore } from '../service/review/open-store.ts';
@@ -31,7 +31,7 @@ interface Request {
   readonly dryRun: boolean;
 }
 
-let redis: Redis | undefined;
+let redis: RedisClient | undefined;
 
 async function run(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { repoRoot } from '../service/config/env.ts';
 import { exportLabels } from '../service/review/label-files/export-labels.ts';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { parseFlags } from '../core/cli/usage.ts';
 import { openStore } from '../service/review/open-store.ts';
@@ -11,7 +11,7 @@ const USAGE = `Usage: npm run labels:export [-- --dir data/labels]
 Writes every moderator label not yet exported to <dir>/<YYYY-MM-DD of labelledAt>.jsonl (REDIS_URL names the store),
 and a withdrawal line for each exported label a moderator has undone since.`;
 
-let redis: Redis | undefined;
+let redis: RedisClient | undefined;
 
 async function run(argv: string[]): Promise<void> {
   const { values } = parseFlags(argv, { dir: { type: 'string', default: path.join(repoRoot, 'data', 'labels') } });

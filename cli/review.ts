@@ -1,6 +1,6 @@
 // npm run review -- list|show|label: the review queue from a terminal (talks to Redis via REDIS_URL).
 import { userInfo } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { clean, CommandError, parseFlags, UsageError, wholeNumber } from '../core/cli/usage.ts';
 import { openStore } from '../service/review/open-store.ts';
@@ -49,7 +49,7 @@ function oneLine(job: ReviewJob): string {
   return `${job.submissionId}  ${job.receivedAt}  ${job.verdict.status.padEnd(10)} ${pct}  ${clean(job.formId).padEnd(14)} ${preview}`;
 }
 
-let redis: Redis | undefined;
+let redis: RedisClient | undefined;
 
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine(argv);

@@ -1,28 +1,35 @@
+import cluster from 'node:cluster';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import { buildAdminApp } from './admin.ts';
+import { buildAdminApp, buildAdminServer } from './admin.ts';
 import { buildApp } from './app.ts';
 import { ServingFollower } from './models/serving-follower.ts';
 import { RedisShadowSink } from './models/shadow.ts';
 import { ConfigError, parseEnv, type Env } from './config/env.ts';
-import type { CheckedRedis } from './config/redis.ts';
+import type { RedisClient } from './config/redis-target.ts';
 import { createDestination, createLogger, guardedFlush } from './config/logger.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
 import { TenantsError } from './tenants/compile.ts';
 import { TenantsStore } from './tenants/store.ts';
+import { onDrainRequest, reportToPrimary, runPrimary, STARTUP_FAILED_EXIT_CODE, WORKER_SLOT_VARIABLE } from './workers.ts';
 
 /** How long start-up waits for Redis to answer before going on without it (its connect timeout). */
 const REDIS_FIRST_CONNECTION_MS = 2000;
+
+/** With WORKERS > 1, the worker slot (1..WORKERS) this process fills; undefined for the primary or a single process. */
+const workerSlot = cluster.isWorker ? Number(process.env[WORKER_SLOT_VARIABLE]) : undefined;
 
 /** The only place that reads the environment and listens. */
 async function main(env: Env): Promise<void> {
   const destination = createDestination();
   const flushLogs = guardedFlush(destination);
-  const log = createLogger(env.LOG_LEVEL, destination);
+  const rootLog = createLogger(env.LOG_LEVEL, destination);
+  // Which worker wrote a line: the workers share one stdout.
+  const log = workerSlot === undefined ? rootLog : rootLog.child({ worker: workerSlot, pid: process.pid });
 
   const choice = chooseTenantsFile(env);
   if (choice.example) log.warn({ tenantsFile: choice.file }, 'TENANTS_FILE is not set: using the example tenants file with its public demo key');
@@ -35,21 +42,26 @@ async function main(env: Env): Promise<void> {
   const classifier = serving.slot.loaded;
   classifier.catch(() => undefined);
 
-  // ioredis and BullMQ load only with REDIS_URL: the embedded mode starts without them (~0.4 s less to ready).
-  const redisUrl = env.REDIS_URL;
-  let redis: CheckedRedis | undefined;
-  if (redisUrl !== undefined) {
+  // ioredis and BullMQ load only with Redis configured: the embedded mode starts without them (~0.4 s less to ready).
+  const target = env.REDIS_URL === undefined && env.REDIS_CLUSTER_NODES === undefined ? undefined : (await import('./config/redis-target.ts')).redisTarget(env);
+  let redis: RedisClient | undefined;
+  if (target?.kind === 'server') {
     const { createRedis, firstConnection } = await import('./config/redis.ts');
-    redis = createRedis(redisUrl, log);
+    const server = createRedis(target.url, log);
+    redis = server;
     // A database the server refuses is a configuration mistake: said once, at start-up. An unreachable Redis is
     // an outage the service runs through (limits in memory, review items spooled), so it does not stop start-up.
-    const refused = await firstConnection(redis, REDIS_FIRST_CONNECTION_MS);
+    const refused = await firstConnection(server, REDIS_FIRST_CONNECTION_MS);
     if (refused !== undefined) {
-      redis.disconnect();
+      server.disconnect();
       tenants.close();
       serving.stop();
       throw new ConfigError(refused.message);
     }
+  } else if (target?.kind === 'cluster') {
+    const { createRedisClient, describeRedis } = await import('./config/redis-target.ts');
+    redis = createRedisClient(target, log);
+    log.info({ redis: describeRedis(target) }, 'using a Redis Cluster');
   }
   let lastLimiterWarn = 0;
   const rateLimiter =
@@ -64,13 +76,27 @@ async function main(env: Env): Promise<void> {
             log.warn({ err }, 'redis rate limit failed; counting in this instance until Redis is back');
           },
         });
-  if (redis === undefined) log.info('REDIS_URL is not set: rate limits are counted per process, and the review queue is off (no /review console)');
+  if (redis === undefined) {
+    log.info(
+      workerSlot === undefined
+        ? 'REDIS_URL is not set: rate limits are counted per process, and the review queue is off (no /review console)'
+        : 'REDIS_URL is not set: rate limits are counted per worker (ALLOW_PER_WORKER_LIMITS), and the review queue is off (no /review console)',
+    );
+  }
 
   const metricsRegistry = new Registry();
+  // One spool folder per worker: a spool is one process's file (a drain renames it aside while appends go on).
+  const spoolDir = workerSlot === undefined ? env.REVIEW_SPOOL_DIR : path.join(env.REVIEW_SPOOL_DIR, `worker-${workerSlot}`);
+  const reviewEnv = { ...env, REVIEW_SPOOL_DIR: spoolDir };
   const review =
-    redisUrl === undefined
+    target === undefined
       ? undefined
-      : (await import('./review/setup.ts')).startReview({ env: { ...env, REDIS_URL: redisUrl }, log, moderators: tenants, registry: metricsRegistry });
+      : (await import('./review/setup.ts')).startReview({
+          env: target.kind === 'server' ? { ...reviewEnv, REDIS_URL: target.url, REDIS_CLUSTER_NODES: undefined } : { ...reviewEnv, REDIS_URL: undefined, REDIS_CLUSTER_NODES: target.nodes },
+          log,
+          moderators: tenants,
+          registry: metricsRegistry,
+        });
 
   const app = await buildApp({
     tenants,
@@ -90,9 +116,12 @@ async function main(env: Env): Promise<void> {
     ...(redis === undefined ? {} : { shadowSink: new RedisShadowSink(redis, env.SHADOW_PREFIX, log) }),
   });
 
-  const admin = env.ADMIN_PORT === 'off' ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
+  // A worker's /metrics and /docs are the primary's admin server (service/workers.ts), over every worker's metrics.
+  const admin = env.ADMIN_PORT === 'off' || workerSlot !== undefined ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
 
-  closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
+  let closing = false;
+  const closer = closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
+    closing = true;
     if (err !== undefined) log.fatal({ err }, 'shutting down after an unexpected error');
     else log.info({ signal }, 'shutting down: finishing in-flight requests');
     await admin?.close();
@@ -105,9 +134,17 @@ async function main(env: Env): Promise<void> {
     await flushLogs();
   });
 
+  if (workerSlot !== undefined) {
+    // The primary asks for a drain by message: it must not add a second signal to a Ctrl-C the worker already has.
+    onDrainRequest(() => {
+      if (!closing) void closer.close();
+    });
+    await app.ready();
+    reportToPrimary(metricsRegistry, app.swagger());
+  }
   // The admin server first: a port it cannot have stops start-up before the public port takes traffic.
   if (admin !== undefined && env.ADMIN_PORT !== 'off') await listenAdmin(admin, env.ADMIN_PORT, env.ADMIN_HOST);
-  if (admin === undefined) log.info('ADMIN_PORT is off: /metrics and /docs are served nowhere');
+  if (admin === undefined && env.ADMIN_PORT === 'off') log.info('ADMIN_PORT is off: /metrics and /docs are served nowhere');
   await app.listen({ port: env.PORT, host: env.HOST });
   classifier.then(
     (c) => log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready'),
@@ -115,9 +152,40 @@ async function main(env: Env): Promise<void> {
       log.fatal({ err }, 'model failed to load; stopping');
       await flushLogs();
       process.stderr.write(`formguard: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      process.exit(workerSlot === undefined ? 1 : STARTUP_FAILED_EXIT_CODE);
     },
   );
+}
+
+/** WORKERS > 1: this process forks the workers and serves their summed /metrics; it reads no request itself. */
+function primary(env: Env): void {
+  const destination = createDestination();
+  const flushLogs = guardedFlush(destination);
+  const log = createLogger(env.LOG_LEVEL, destination).child({ role: 'primary', pid: process.pid });
+  const adminPort = env.ADMIN_PORT;
+  if (adminPort === 'off') log.info('ADMIN_PORT is off: /metrics and /docs are served nowhere');
+  runPrimary({
+    workers: env.WORKERS,
+    log,
+    graceMs: env.SHUTDOWN_GRACE_MS,
+    ...(adminPort === 'off'
+      ? {}
+      : {
+          startAdmin: async (metrics, document) => {
+            const admin = await buildAdminServer(metrics, document, { logger: log.child({ server: 'admin' }) });
+            await listenAdmin(admin, adminPort, env.ADMIN_HOST).catch(async (err: unknown) => {
+              await admin.close();
+              if (err instanceof ConfigError) process.stderr.write(`formguard: ${err.message}\n`);
+              throw err;
+            });
+            return admin;
+          },
+        }),
+    exit: async (code) => {
+      await flushLogs();
+      process.exit(code);
+    },
+  });
 }
 
 /** ADMIN_PORT has a default, so a port already taken is explained by its variable's name, not only by the number. */
@@ -132,12 +200,15 @@ async function listenAdmin(admin: FastifyInstance, port: number, host: string): 
 }
 
 try {
-  await main(parseEnv());
+  const env = parseEnv();
+  if (env.WORKERS > 1 && cluster.isPrimary) primary(env);
+  else await main(env);
 } catch (err) {
   // Start-up errors (bad variable, bad tenants file) are for a person reading the terminal.
   if (err instanceof ConfigError || err instanceof TenantsError) {
     process.stderr.write(`formguard: ${err.message}\n`);
-    process.exit(1);
+    // A worker's start-up failure would fail again on a restart: its code tells the primary to stop instead.
+    process.exit(workerSlot === undefined ? 1 : STARTUP_FAILED_EXIT_CODE);
   }
   throw err;
 }

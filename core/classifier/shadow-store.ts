@@ -1,4 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+
+/** A single Redis server or a Redis Cluster. */
+type RedisClient = Redis | Cluster;
 import { z } from 'zod';
 import { labelSchema } from '../labels/records.ts';
 
@@ -25,24 +28,29 @@ export type ShadowPair = z.infer<typeof shadowPairSchema>;
  * accounts seen, and per account a hash of counts by form and verdict pair with the sums of both spam probabilities.
  */
 export class ShadowKeys {
-  constructor(readonly prefix: string) {}
+  readonly #base: string;
+
+  // One hash tag for every key: a Cluster keeps them in one slot, so the service's one pipeline and the report's MGET
+  // work there as on one server (the shadow's counts are small: a sample, one hash per account).
+  constructor(readonly prefix: string) {
+    this.#base = `{${prefix}}`;
+  }
 
   /** Members `<active> <shadow>`. */
   runs(): string {
-    return `${this.prefix}:runs`;
+    return `${this.#base}:runs`;
   }
 
   accounts(active: string, shadow: string): string {
-    return `${this.prefix}:run:${active}:${shadow}:accounts`;
+    return `${this.#base}:run:${active}:${shadow}:accounts`;
   }
 
-  /** The account id as a hash tag keeps an account's keys in one Cluster slot. */
   counts(active: string, shadow: string, accountId: string): string {
-    return `${this.prefix}:run:${active}:${shadow}:{${accountId}}:counts`;
+    return `${this.#base}:run:${active}:${shadow}:${accountId}:counts`;
   }
 
   pair(submissionId: string): string {
-    return `${this.prefix}:pair:${submissionId}`;
+    return `${this.#base}:pair:${submissionId}`;
   }
 }
 
@@ -55,7 +63,7 @@ export function countField(formId: string, what: string): string {
  * Counts one pair, and keeps the pair itself when `keep` (the submission went to review, so a label may name it: the
  * rest could never be matched, and at a busy site would fill Redis). One pipeline: the service's cost is one write.
  */
-export async function recordPair(redis: Redis, keys: ShadowKeys, pair: ShadowPair, keep: boolean): Promise<void> {
+export async function recordPair(redis: RedisClient, keys: ShadowKeys, pair: ShadowPair, keep: boolean): Promise<void> {
   const { active, shadow, accountId, formId } = pair;
   const counts = keys.counts(active.version, shadow.version, accountId);
   const pipeline = redis.pipeline();
@@ -82,7 +90,7 @@ export interface FormCounts {
   readonly meanShadow: number;
 }
 
-export async function readRuns(redis: Redis, keys: ShadowKeys): Promise<Array<{ active: string; shadow: string }>> {
+export async function readRuns(redis: RedisClient, keys: ShadowKeys): Promise<Array<{ active: string; shadow: string }>> {
   const members = (await redis.smembers(keys.runs())).sort();
   return members.map((m) => {
     const [active = '', shadow = ''] = m.split(' ');
@@ -90,11 +98,11 @@ export async function readRuns(redis: Redis, keys: ShadowKeys): Promise<Array<{ 
   });
 }
 
-export async function readAccounts(redis: Redis, keys: ShadowKeys, active: string, shadow: string): Promise<string[]> {
+export async function readAccounts(redis: RedisClient, keys: ShadowKeys, active: string, shadow: string): Promise<string[]> {
   return (await redis.smembers(keys.accounts(active, shadow))).sort();
 }
 
-export async function readFormCounts(redis: Redis, keys: ShadowKeys, active: string, shadow: string, accountId: string): Promise<FormCounts[]> {
+export async function readFormCounts(redis: RedisClient, keys: ShadowKeys, active: string, shadow: string, accountId: string): Promise<FormCounts[]> {
   const hash = await redis.hgetall(keys.counts(active, shadow, accountId));
   const byForm = new Map<string, { pairs: Record<string, number>; pActive: number; pShadow: number }>();
   for (const [field, value] of Object.entries(hash)) {
@@ -117,7 +125,7 @@ export async function readFormCounts(redis: Redis, keys: ShadowKeys, active: str
 }
 
 /** The stored pairs of these submissions (absent when never shadowed or past retention). */
-export async function readPairs(redis: Redis, keys: ShadowKeys, submissionIds: readonly string[]): Promise<Map<string, ShadowPair>> {
+export async function readPairs(redis: RedisClient, keys: ShadowKeys, submissionIds: readonly string[]): Promise<Map<string, ShadowPair>> {
   const out = new Map<string, ShadowPair>();
   for (let i = 0; i < submissionIds.length; i += 500) {
     const ids = submissionIds.slice(i, i + 500);

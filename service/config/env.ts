@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SHADOW_PREFIX } from '../../core/classifier/shadow-store.ts';
@@ -25,6 +26,44 @@ const number = (def: number) =>
 const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' })
   .refine((u) => !URL.canParse(u) || /^\/?\d*$/.test(new URL(u).pathname), { error: 'the path, if any, must be a database number (redis://host:6379/0)' });
+
+/** A seed node of a Redis Cluster, as REDIS_CLUSTER_NODES lists them. */
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
+}
+
+// host:port[,host:port...]; an IPv6 address in brackets ([::1]:7000). A URL is refused: its scheme and credentials
+// would be silently dropped, so the operator is told rather than left with a cluster that refuses AUTH-less clients.
+const CLUSTER_NODE = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:/@[\]]+)):(\d{1,5})$/;
+const redisClusterNodes = optionalString.transform((raw, ctx): readonly RedisNode[] | undefined => {
+  if (raw === undefined) return undefined;
+  const nodes: RedisNode[] = [];
+  for (const entry of raw.split(',').map((e) => e.trim())) {
+    const m = CLUSTER_NODE.exec(entry);
+    const port = Number(m?.[3]);
+    if (m !== null && port >= 1 && port <= 65535) {
+      nodes.push({ host: m[1] ?? m[2] ?? '', port });
+      continue;
+    }
+    const why = entry === '' ? 'an empty entry (a stray comma?)' : /^[a-z]+:\/\//i.test(entry) ? `"${entry.replace(/\/\/[^@/]*@/, '//…@')}" is a URL` : `"${entry}" is not host:port`;
+    ctx.addIssue({ code: 'custom', message: `${why}: list the cluster's seed nodes as host:port, separated by commas (e.g. 10.0.0.5:7000,10.0.0.6:7000)` });
+    return z.NEVER;
+  }
+  return nodes;
+});
+
+// A whole number of service processes, or auto: one per core this process may use.
+const workers = unsetIfEmpty(z.string().default('1')).transform((raw, ctx): number => {
+  const v = raw.trim();
+  if (v === 'auto') return availableParallelism();
+  if (/^\d{1,4}$/.test(v) && Number(v) >= 1) return Number(v);
+  ctx.addIssue({ code: 'custom', message: `"${raw}": a whole number of service processes (1 or more), or auto for one per available core (${availableParallelism()} here)` });
+  return z.NEVER;
+});
+
+// true or false only: an unrecognised value must not quietly mean either.
+const flag = unsetIfEmpty(z.enum(['true', 'false'], { error: 'must be true or false' }).default('false')).transform((v) => v === 'true');
 
 const tcpPort = (def: number) => number(def).pipe(z.number().int().min(0).max(65535));
 
@@ -89,6 +128,10 @@ export const envSchema = z.object({
   ADMIN_HOST: unsetIfEmpty(z.string().min(1).default('127.0.0.1')),
   TENANTS_FILE: optionalString,
   REDIS_URL: optionalString.pipe(redisUrl.optional()),
+  REDIS_CLUSTER_NODES: redisClusterNodes,
+  // Service processes on one port (node:cluster); more than one needs Redis, or the operator's consent to per-worker limits.
+  WORKERS: workers,
+  ALLOW_PER_WORKER_LIMITS: flag,
   MODELS_DIR: unsetIfEmpty(z.string().min(1).default('models')),
   MODEL_VERSION: optionalString,
   // The share of verified submissions a shadow model (npm run models -- shadow) also scores, after the answer.
@@ -105,7 +148,7 @@ export const envSchema = z.object({
   KEY_FAILURE_WINDOW_SECONDS: number(60).pipe(z.number().int().min(1)),
   MAX_EVENT_LOOP_DELAY_MS: number(1000).pipe(z.number().int().min(0)),
   SHUTDOWN_GRACE_MS: number(10_000).pipe(z.number().int().min(0)),
-  // Review queue (only with REDIS_URL).
+  // Review queue (only with REDIS_URL or REDIS_CLUSTER_NODES).
   REVIEW_BAND: number(0.75).pipe(z.number().min(0).max(1)),
   REVIEW_SAMPLE_RATE: number(0.01).pipe(z.number().min(0).max(1)),
   REVIEW_RETENTION_DAYS: number(30).pipe(z.number().positive()),
@@ -119,6 +162,19 @@ export const envSchema = z.object({
 const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
   if (env.ADMIN_PORT !== 'off' && env.ADMIN_PORT !== 0 && env.ADMIN_PORT === env.PORT) {
     ctx.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: `must differ from PORT (${env.PORT}): /metrics and /docs are kept off the public port` });
+  }
+  if (env.REDIS_URL !== undefined && env.REDIS_CLUSTER_NODES !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['REDIS_CLUSTER_NODES'], message: 'set REDIS_URL (one Redis server) or REDIS_CLUSTER_NODES (a Redis Cluster), not both' });
+  }
+  const redis = env.REDIS_URL !== undefined || env.REDIS_CLUSTER_NODES !== undefined;
+  if (env.WORKERS > 1 && !redis && !env.ALLOW_PER_WORKER_LIMITS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['WORKERS'],
+      message:
+        `${env.WORKERS} workers without Redis would each count rate limits on their own, so an account could send up to ${env.WORKERS} times its limit ` +
+        '(and an IP try as many more API keys): set REDIS_URL or REDIS_CLUSTER_NODES to share the limits, or ALLOW_PER_WORKER_LIMITS=true to accept per-worker limits',
+    });
   }
 });
 

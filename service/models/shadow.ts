@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../config/redis-target.ts';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { recordPair, ShadowKeys, type ShadowPair } from '../../core/classifier/shadow-store.ts';
@@ -35,7 +35,7 @@ export class RedisShadowSink implements ShadowSink {
   #lastWarn = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly log: Logger,
   ) {

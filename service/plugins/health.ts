@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../config/redis-target.ts';
 import { Gauge } from 'prom-client';
 import type { ModelSlot } from '../verify/model-slot.ts';
 
 /** A Redis client; the service's (CheckedRedis, config/redis.ts) also says why it dropped its last connection. */
-export type HealthRedis = Redis & { readonly databaseError?: { readonly message: string } | undefined };
+export type HealthRedis = RedisClient & { readonly databaseError?: { readonly message: string } | undefined };
 
 export interface HealthOptions {
   readonly model: ModelSlot;
@@ -12,7 +12,7 @@ export interface HealthOptions {
   readonly redisTimeoutMs?: number;
 }
 
-async function redisAnswers(redis: Redis, timeoutMs: number): Promise<boolean> {
+async function redisAnswers(redis: RedisClient, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
   try {
@@ -45,6 +45,8 @@ export default fp<HealthOptions>(
         name: 'formguard_redis_up',
         help: 'Whether Redis answered a PING at scrape time (1) or not (0); without it limits are per instance',
         registers: [app.metrics.registry],
+        // Summed over workers it would count them; any worker without Redis makes it 0.
+        aggregator: 'min',
         async collect() {
           this.set((await redisAnswers(redis, timeoutMs)) ? 1 : 0);
         },

@@ -39,11 +39,13 @@ export default fp<MetricsOptions>(
       registers: [registry],
     });
     const verdicts = new Counter({ name: 'formguard_verdicts_total', help: 'Verdicts by status', labelNames: ['status'], registers: [registry] });
+    // With WORKERS > 1 the admin server sums the workers' metrics; a 1 that says which model is loaded must stay 1.
     const model = new Gauge({
       name: 'formguard_model_info',
       help: 'Models in use (value 1; labels say which): role active answers, role shadow is scored beside it after the answer',
       labelNames: ['version', 'feature_version', 'role'],
       registers: [registry],
+      aggregator: 'max',
     });
     const modelLoadFailures = new Counter({
       name: 'formguard_model_load_failures_total',
@@ -68,8 +70,14 @@ export default fp<MetricsOptions>(
   { name: 'formguard-metrics', fastify: '5.x' },
 );
 
+/** What /metrics serves: a process's registry, or the workers' metrics summed by the primary (service/workers.ts). */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
 /** GET /metrics (Prometheus text) of a registry: on the admin server only (service/admin.ts), never the public one. */
-export const metricsRoute = fp<{ readonly registry: Registry }>(
+export const metricsRoute = fp<{ readonly registry: MetricsSource }>(
   async (app, opts) => {
     app.get('/metrics', async (_request, reply) => {
       reply.type(opts.registry.contentType);

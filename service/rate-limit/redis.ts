@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../config/redis-target.ts';
 import type { MemoryRateLimiter } from './memory.ts';
 import type { RateDecision, RateLimiter, RateRule } from './types.ts';
 import { ALLOWED } from './types.ts';
@@ -41,7 +41,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #options: RedisRateLimiterOptions;
   readonly #now: () => number;
 
-  constructor(redis: Redis, options: RedisRateLimiterOptions) {
+  constructor(redis: RedisClient, options: RedisRateLimiterOptions) {
     if (!('formguardRateHit' in redis)) redis.defineCommand('formguardRateHit', { numberOfKeys: 2, lua: HIT_SCRIPT });
     const command = (redis as unknown as { formguardRateHit: HitCommand }).formguardRateHit;
     this.#hit = command.bind(redis);

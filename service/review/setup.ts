@@ -1,9 +1,9 @@
 import type { Worker } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Env } from '../config/env.ts';
+import type { Env, RedisNode } from '../config/env.ts';
+import { queuePrefix, redisTarget, type RedisClient, type RedisTarget } from '../config/redis-target.ts';
 import type { ModeratorSource } from './console/auth.ts';
 import { commandConnection, workerConnection } from './connection.ts';
 import type { ReviewJob, ReviewSink } from './intake/job-schema.ts';
@@ -19,7 +19,12 @@ import type { Queue } from 'bullmq';
 export const SESSION_TTL_SECONDS = 12 * 3600;
 const SWEEP_INTERVAL_MS = 3_600_000;
 
-export type ReviewEnv = { readonly REDIS_URL: string } & Pick<
+/** One Redis server or a cluster's seed nodes (exactly one of the two). */
+export type ReviewRedisEnv =
+  | { readonly REDIS_URL: string; readonly REDIS_CLUSTER_NODES?: undefined }
+  | { readonly REDIS_CLUSTER_NODES: readonly RedisNode[]; readonly REDIS_URL?: undefined };
+
+export type ReviewEnv = ReviewRedisEnv & Pick<
   Env,
   | 'REVIEW_BAND'
   | 'REVIEW_SAMPLE_RATE'
@@ -55,9 +60,12 @@ export interface ReviewSetup {
  */
 export function startReview(setup: ReviewSetup): Review {
   const { env, log } = setup;
-  const redis = commandConnection(env.REDIS_URL, log);
+  const target = redisTarget(env) as RedisTarget;
+  const redis = commandConnection(target, log);
+  // The store's keys carry a hash tag per account (store/keys.ts); the queue's need one for the whole queue on a cluster.
   const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS });
-  const queue = reviewQueue(redis, env.BULLMQ_PREFIX);
+  const bullPrefix = queuePrefix(env.BULLMQ_PREFIX, target);
+  const queue = reviewQueue(redis, bullPrefix);
   queue.on('error', (err) => log.debug({ err: err.message }, 'review queue error'));
   const sink = new QueueReviewSink({
     queue,
@@ -71,11 +79,11 @@ export function startReview(setup: ReviewSetup): Review {
     remember: (job) => store.items.remember(job),
     ...(setup.random === undefined ? {} : { random: setup.random }),
   });
-  let workerRedis: Redis | undefined;
+  let workerRedis: RedisClient | undefined;
   let worker: Worker<ReviewJob> | undefined;
   if (setup.worker !== false) {
-    workerRedis = workerConnection(env.REDIS_URL, log);
-    worker = ingestWorker(workerRedis, env.BULLMQ_PREFIX, store, log);
+    workerRedis = workerConnection(target, log);
+    worker = ingestWorker(workerRedis, bullPrefix, store, log);
   }
   const sweep = () =>
     void store

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../config/redis-target.ts';
 import type { SignedInModerator } from './auth.ts';
 import type { ReviewKeys } from '../store/keys.ts';
 import { sessionRecordSchema, type SessionRecord } from '../../../core/labels/records.ts';
@@ -8,11 +8,11 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** Console sessions: a random id in the cookie; Redis holds only its hash, with a TTL. */
 export class SessionStore {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: ReviewKeys;
   readonly ttlSeconds: number;
 
-  constructor(redis: Redis, keys: ReviewKeys, ttlSeconds: number) {
+  constructor(redis: RedisClient, keys: ReviewKeys, ttlSeconds: number) {
     this.#redis = redis;
     this.#keys = keys;
     this.ttlSeconds = ttlSeconds;

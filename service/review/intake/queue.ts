@@ -1,5 +1,5 @@
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../config/redis-target.ts';
 import type { Logger } from 'pino';
 import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
 import type { ReviewStore } from '../store/review-store.ts';
@@ -11,7 +11,7 @@ import type { ReviewStore } from '../store/review-store.ts';
  */
 export const REVIEW_QUEUE = 'review';
 
-export function reviewQueue(connection: Redis, prefix: string): Queue<ReviewJob> {
+export function reviewQueue(connection: RedisClient, prefix: string): Queue<ReviewJob> {
   return new Queue<ReviewJob>(REVIEW_QUEUE, { connection, prefix });
 }
 
@@ -29,7 +29,7 @@ export function jobOptions(job: ReviewJob, retentionMs: number) {
 }
 
 /** Moves queued jobs into the review store; runs in every service instance with REDIS_URL. */
-export function ingestWorker(connection: Redis, prefix: string, store: ReviewStore, log: Logger): Worker<ReviewJob> {
+export function ingestWorker(connection: RedisClient, prefix: string, store: ReviewStore, log: Logger): Worker<ReviewJob> {
   const worker = new Worker<ReviewJob>(
     REVIEW_QUEUE,
     async (job: Job<ReviewJob>) => {

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../config/redis-target.ts';
 import type { Logger } from 'pino';
 import { capFields } from './fields.ts';
 import type { ReviewJob, ReviewSink } from './job-schema.ts';
@@ -11,7 +11,7 @@ import type { ReviewSpool } from './spool.ts';
 export interface QueueSinkOptions {
   readonly queue: Queue<ReviewJob>;
   /** The queue's connection: its state decides between queue and spool without waiting. */
-  readonly connection: Redis;
+  readonly connection: RedisClient;
   readonly spool: ReviewSpool;
   readonly policy: ReviewPolicy;
   readonly maxFieldBytes: number;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../config/redis-target.ts';
 import { labelRecordSchema, type LabelRecord } from '../../../core/labels/records.ts';
 import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { ReviewKeys, type AccountKeys } from './keys.ts';
@@ -18,7 +18,7 @@ export class StoreContext {
   readonly now: () => number;
 
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisClient,
     opts: StoreOptions,
   ) {
     this.keys = new ReviewKeys(opts.prefix);

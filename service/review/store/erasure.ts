@@ -1,3 +1,4 @@
+import { deleteKeys, scanKeys } from '../../config/redis-target.ts';
 import type { StoreContext } from './context.ts';
 import type { ExportLedger } from './export-ledger.ts';
 import { SCRIPTS } from './scripts.ts';
@@ -38,19 +39,17 @@ export class Erasure {
   async eraseAccount(accountId: string): Promise<ErasedAccount> {
     const { redis, keys: layout } = this.ctx;
     const base = layout.forAccount(accountId).base;
-    let cursor = '0';
     let items = 0;
     let labels = 0;
     let keys = 0;
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', `${globEscape(base)}:*`, 'COUNT', 1000);
-      cursor = next;
+    // On a cluster, every master is scanned: one SCAN sees one node's keys.
+    await scanKeys(redis, `${globEscape(base)}:*`, async (found) => {
       for (const key of found) {
         if (key.startsWith(`${base}:item:`)) items++;
         else if (key.startsWith(`${base}:label:`)) labels++;
       }
-      if (found.length > 0) keys += await redis.del(...found);
-    } while (cursor !== '0');
+      keys += await deleteKeys(redis, found);
+    });
     await redis.srem(layout.accounts(), accountId);
     return { items, labels, keys };
   }

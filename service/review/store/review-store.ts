@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../config/redis-target.ts';
 import { StoreContext, type StoreOptions } from './context.ts';
 import { Erasure } from './erasure.ts';
 import { ExportLedger } from './export-ledger.ts';
@@ -20,7 +20,7 @@ export class ReviewStore {
   readonly retention: Retention;
   readonly #ctx: StoreContext;
 
-  constructor(redis: Redis, opts: StoreOptions) {
+  constructor(redis: RedisClient, opts: StoreOptions) {
     this.#ctx = new StoreContext(redis, opts);
     this.items = new ItemStore(this.#ctx);
     this.labels = new LabelStore(this.#ctx, this.items);

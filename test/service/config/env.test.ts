@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, envSchema, parseEnv } from '../../../service/config/env.ts';
 
@@ -50,5 +51,34 @@ describe('parseEnv', () => {
     expect(parseEnv({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(false);
     expect(() => parseEnv({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
     expect(() => parseEnv({ TRUST_PROXY: 'TRUE' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('takes REDIS_CLUSTER_NODES as host:port seeds, says what is wrong with a bad one, and refuses it beside REDIS_URL', () => {
+    expect(parseEnv({}).REDIS_CLUSTER_NODES).toBeUndefined();
+    expect(parseEnv({ REDIS_CLUSTER_NODES: ' 10.0.0.5:7000, redis-a.internal:7001 ,[::1]:7002' }).REDIS_CLUSTER_NODES).toEqual([
+      { host: '10.0.0.5', port: 7000 },
+      { host: 'redis-a.internal', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+    expect(() => parseEnv({ REDIS_CLUSTER_NODES: '10.0.0.5' })).toThrow(/REDIS_CLUSTER_NODES: "10\.0\.0\.5" is not host:port: list the cluster's seed nodes as host:port, separated by commas/);
+    expect(() => parseEnv({ REDIS_CLUSTER_NODES: '10.0.0.5:7000,' })).toThrow(/REDIS_CLUSTER_NODES: an empty entry \(a stray comma\?\)/);
+    expect(() => parseEnv({ REDIS_CLUSTER_NODES: 'a:0' })).toThrow(/"a:0" is not host:port/);
+    expect(() => parseEnv({ REDIS_CLUSTER_NODES: 'a:70000' })).toThrow(/"a:70000" is not host:port/);
+    // A URL is named as one, without its password.
+    expect(() => parseEnv({ REDIS_CLUSTER_NODES: 'redis://:secret-pw@10.0.0.5:7000' })).toThrow(/^(?![\s\S]*secret-pw)[\s\S]*is a URL: list the cluster's seed nodes as host:port/);
+    expect(() => parseEnv({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '10.0.0.5:7000' })).toThrow(
+      /REDIS_CLUSTER_NODES: set REDIS_URL \(one Redis server\) or REDIS_CLUSTER_NODES \(a Redis Cluster\), not both/,
+    );
+  });
+
+  it('reads WORKERS as a count or auto, and refuses more than one without Redis unless per-worker limits are accepted', () => {
+    expect(parseEnv({}).WORKERS).toBe(1);
+    expect(parseEnv({ WORKERS: 'auto', ALLOW_PER_WORKER_LIMITS: 'true' }).WORKERS).toBe(availableParallelism());
+    expect(parseEnv({ WORKERS: ' 4 ', REDIS_URL: 'redis://127.0.0.1:6379' }).WORKERS).toBe(4);
+    expect(parseEnv({ WORKERS: '3', REDIS_CLUSTER_NODES: '10.0.0.5:7000' }).WORKERS).toBe(3);
+    for (const WORKERS of ['0', '-1', '1.5', 'all', 'AUTO']) expect(() => parseEnv({ WORKERS }), WORKERS).toThrow(/WORKERS: ".*": a whole number of service processes \(1 or more\), or auto/);
+    expect(() => parseEnv({ WORKERS: '2' })).toThrow(/WORKERS: 2 workers without Redis would each count rate limits on their own, so an account could send up to 2 times its limit.*ALLOW_PER_WORKER_LIMITS=true/);
+    expect(parseEnv({ WORKERS: '2', ALLOW_PER_WORKER_LIMITS: 'true' })).toMatchObject({ WORKERS: 2, ALLOW_PER_WORKER_LIMITS: true });
+    expect(() => parseEnv({ ALLOW_PER_WORKER_LIMITS: 'yes' })).toThrow(/ALLOW_PER_WORKER_LIMITS: must be true or false/);
   });
 });

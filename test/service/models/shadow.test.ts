@@ -73,7 +73,7 @@ afterAll(async () => {
   await app?.close();
   await review?.close();
   await deleteKeys(redis, reviewPrefix);
-  await deleteKeys(redis, shadowPrefix);
+  await deleteKeys(redis, `{${shadowPrefix}}`); // every shadow key carries its prefix as a hash tag
   redis?.disconnect();
   await spool?.remove();
   rmSync(modelsDir, { recursive: true, force: true });
