@@ -14,6 +14,7 @@ import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { CONSOLE_PREFIX } from './review/console/headers.ts';
 import type { RateLimiter, RateRule } from './rate-limit/types.ts';
 import type { ReviewSink } from './review/intake/job-schema.ts';
+import type { TrafficRecorder } from './review/dashboard/traffic.ts';
 import type { TenantsSource } from './tenants/store.ts';
 import { KeyGuard } from './verify/key-guard.ts';
 import { ModelSlot } from './verify/model-slot.ts';
@@ -39,6 +40,8 @@ export interface AppDeps {
   readonly metricsRegistry?: Registry;
   readonly collectDefaultMetrics?: boolean;
   readonly reviewSink?: ReviewSink;
+  /** Counts verify outcomes for the review console's dashboard (in memory; sent to Redis off the response path). */
+  readonly reviewTraffic?: TrafficRecorder;
   /** Moderator console, mounted under /review when given. */
   readonly reviewRoutes?: FastifyPluginAsync;
 }
@@ -103,7 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openApi);
   await app.register(health, { model, redis: deps.redis });
   await app.register(verify, {
-    deps: { tenants: deps.tenants, limiter: rateLimiter, keyGuard, model, reviewSink: deps.reviewSink, log: app.log },
+    deps: { tenants: deps.tenants, limiter: rateLimiter, keyGuard, model, reviewSink: deps.reviewSink, traffic: deps.reviewTraffic, log: app.log },
     maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
   });
   if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: CONSOLE_PREFIX });

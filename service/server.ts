@@ -66,7 +66,13 @@ async function main(env: Env): Promise<void> {
   const review =
     redisUrl === undefined
       ? undefined
-      : (await import('./review/setup.ts')).startReview({ env: { ...env, REDIS_URL: redisUrl }, log, moderators: tenants, registry: metricsRegistry });
+      : (await import('./review/setup.ts')).startReview({
+          env: { ...env, REDIS_URL: redisUrl },
+          log,
+          moderators: tenants,
+          registry: metricsRegistry,
+          accountPolicy: (accountId) => tenants.current.accounts.get(accountId)?.review,
+        });
 
   const app = await buildApp({
     tenants,
@@ -81,7 +87,7 @@ async function main(env: Env): Promise<void> {
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     metricsRegistry,
     collectDefaultMetrics: true,
-    ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes }),
+    ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic }),
   });
 
   const admin = env.ADMIN_PORT === 'off' ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
