@@ -96,6 +96,8 @@ export class LabelStore {
       modelVersion: item.verdict.modelVersion,
     };
     const k = this.ctx.keys.forAccount(accountId);
+    // An account whose first item is a reported miss: the export and the sweep walk the accounts listed here.
+    if (!entry.queued) await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);
     const r = await this.ctx.redis.eval(
       SCRIPTS.label,
       14,
