@@ -152,6 +152,16 @@ async function turnPage(step) {
   await load();
 }
 
+// A day typed as YYYY-MM-DD (empty: no bound); anything else is said, and the list stays as it is.
+function setDay(which, value) {
+  const v = value.trim();
+  if (v !== '' && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(new Date(`${v}T00:00:00`).getTime()))) {
+    toast('Type a day as YYYY-MM-DD');
+    return;
+  }
+  refilter({ [which]: v });
+}
+
 // A new filter starts at the first page.
 function refilter(change) {
   Object.assign(state.filter, change);
@@ -573,8 +583,8 @@ document.addEventListener('DOMContentLoaded', () => {
   $('filter-form').addEventListener('change', (e) => refilter({ form: e.target.value }));
   $('filter-status').addEventListener('change', (e) => refilter({ status: e.target.value }));
   $('sort').addEventListener('change', (e) => refilter({ sort: e.target.value }));
-  $('from').addEventListener('change', (e) => refilter({ from: e.target.value }));
-  $('to').addEventListener('change', (e) => refilter({ to: e.target.value }));
+  $('from').addEventListener('change', (e) => setDay('from', e.target.value));
+  $('to').addEventListener('change', (e) => setDay('to', e.target.value));
   $('refine').addEventListener('submit', (e) => { e.preventDefault(); refilter({ q: $('search').value.trim() }); });
   $('search').addEventListener('search', () => { if ($('search').value === '' && state.filter.q) refilter({ q: '' }); });
   $('page-prev').addEventListener('click', () => void turnPage(-1).catch((err) => toast(err.message)));
