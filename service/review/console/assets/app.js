@@ -228,7 +228,7 @@ function renderList() {
         item.label ? el('span', { className: 'labelled', text: `labelled ${item.label.label}` }) : undefined,
         item.queued === false ? el('span', { className: 'labelled', text: 'not queued' }) : undefined),
       el('span', { className: 'preview', dir: 'auto', text: item.message ? visible(item.message) : preview(item.fields) }),
-      item.email ? el('span', { className: 'email', dir: 'auto', text: visible(item.email) }) : undefined);
+      item.email && item.email !== item.message ? el('span', { className: 'email', dir: 'auto', text: visible(item.email) }) : undefined);
     li.addEventListener('click', (event) => {
       if (event.shiftKey) { pickRange(state.anchor, i, true); return; }
       state.anchor = i;
