@@ -111,6 +111,7 @@ async function run(argv: string[]): Promise<void> {
       const r = await store.labels.undo(account, values.moderator);
       if (r.kind === 'nothing') console.log('Nothing to undo.');
       else if (r.kind === 'relabelled') console.log(`Not undone: ${clean(r.by)} relabelled ${r.submissionId} since. Run undo again for your label before it.`);
+      else if (r.kind === 'undone-bulk') console.log(`Undid your bulk label of ${r.undone} item(s)${r.relabelled > 0 ? `; ${r.relabelled} relabelled since were left as they are` : ''}.`);
       else {
         // Undoing a relabel brings the earlier label back; undoing a first label makes the item pending again.
         const now = (await store.items.get(account, r.submissionId))?.label;

@@ -14,6 +14,7 @@ import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { CONSOLE_PREFIX } from './review/console/headers.ts';
 import type { RateLimiter, RateRule } from './rate-limit/types.ts';
 import type { ReviewSink } from './review/intake/job-schema.ts';
+import type { TrafficRecorder } from './review/dashboard/traffic.ts';
 import type { TenantsSource } from './tenants/store.ts';
 import { KeyGuard } from './verify/key-guard.ts';
 import type { ServingFollower } from './models/serving-follower.ts';
@@ -48,6 +49,8 @@ export interface AppDeps {
   readonly shadowSampleRate?: number;
   /** Where shadow pairs are counted beyond /metrics (Redis, shared by every instance). */
   readonly shadowSink?: ShadowSink;
+  /** Counts verify outcomes for the review console's dashboard (in memory; sent to Redis off the response path). */
+  readonly reviewTraffic?: TrafficRecorder;
   /** Moderator console, mounted under /review when given. */
   readonly reviewRoutes?: FastifyPluginAsync;
 }
@@ -119,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       keyGuard,
       model,
       reviewSink: deps.reviewSink,
+      traffic: deps.reviewTraffic,
       shadow: { sampleRate: deps.shadowSampleRate ?? DEFAULT_SHADOW_SAMPLE_RATE, metrics: shadowMetrics(app.metrics.registry), sink: deps.shadowSink },
       log: app.log,
     },

@@ -96,6 +96,7 @@ async function main(env: Env): Promise<void> {
           log,
           moderators: tenants,
           registry: metricsRegistry,
+          accountPolicy: (accountId) => tenants.current.accounts.get(accountId)?.review,
         });
 
   const app = await buildApp({
@@ -111,7 +112,7 @@ async function main(env: Env): Promise<void> {
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
     metricsRegistry,
     collectDefaultMetrics: true,
-    ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes }),
+    ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic }),
     shadowSampleRate: env.SHADOW_SAMPLE_RATE,
     ...(redis === undefined ? {} : { shadowSink: new RedisShadowSink(redis, env.SHADOW_PREFIX, log) }),
   });

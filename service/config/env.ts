@@ -152,6 +152,8 @@ export const envSchema = z.object({
   REVIEW_BAND: number(0.75).pipe(z.number().min(0).max(1)),
   REVIEW_SAMPLE_RATE: number(0.01).pipe(z.number().min(0).max(1)),
   REVIEW_RETENTION_DAYS: number(30).pipe(z.number().positive()),
+  // Fields of verified submissions that were not queued, kept so a moderator can label a miss; 0 keeps none.
+  REVIEW_KEEP_FIELDS_DAYS: number(3).pipe(z.number().min(0)),
   REVIEW_SPOOL_DIR: unsetIfEmpty(z.string().min(1).default('.spool')),
   REVIEW_SPOOL_MAX_BYTES: number(64 * 1024 * 1024).pipe(z.number().int().positive()),
   REVIEW_MAX_FIELD_BYTES: number(16 * 1024).pipe(z.number().int().positive()),

@@ -15,6 +15,8 @@ import { QueueReviewSink } from './intake/sink.ts';
 import { ReviewSpool } from './intake/spool.ts';
 import { ReviewStore } from './store/review-store.ts';
 import type { Queue } from 'bullmq';
+import { TrafficCounter } from './dashboard/traffic.ts';
+import type { ReviewPolicy } from './intake/policy.ts';
 
 export const SESSION_TTL_SECONDS = 12 * 3600;
 const SWEEP_INTERVAL_MS = 3_600_000;
@@ -29,6 +31,7 @@ export type ReviewEnv = ReviewRedisEnv & Pick<
   | 'REVIEW_BAND'
   | 'REVIEW_SAMPLE_RATE'
   | 'REVIEW_RETENTION_DAYS'
+  | 'REVIEW_KEEP_FIELDS_DAYS'
   | 'REVIEW_SPOOL_DIR'
   | 'REVIEW_SPOOL_MAX_BYTES'
   | 'REVIEW_MAX_FIELD_BYTES'
@@ -39,6 +42,8 @@ export interface Review {
   readonly sink: QueueReviewSink;
   readonly routes: FastifyPluginAsync;
   readonly store: ReviewStore;
+  /** Counts verify outcomes per account, form and day for the dashboard (the verify route records into it). */
+  readonly traffic: TrafficCounter;
   /** Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. */
   close(): Promise<void>;
 }
@@ -52,6 +57,8 @@ export interface ReviewSetup {
   /** Run the ingest worker in this process (default true). */
   readonly worker?: boolean;
   readonly random?: () => number;
+  /** An account's own review band and sample rate (the tenants file's `review`). */
+  readonly accountPolicy?: (accountId: string) => Partial<ReviewPolicy> | undefined;
 }
 
 /**
@@ -63,7 +70,13 @@ export function startReview(setup: ReviewSetup): Review {
   const target = redisTarget(env) as RedisTarget;
   const redis = commandConnection(target, log);
   // The store's keys carry a hash tag per account (store/keys.ts); the queue's need one for the whole queue on a cluster.
-  const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS });
+  const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS, keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS });
+  const policy: ReviewPolicy = { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE };
+  const policyFor = (accountId: string): ReviewPolicy => {
+    const own = setup.accountPolicy?.(accountId);
+    return { band: own?.band ?? policy.band, sampleRate: own?.sampleRate ?? policy.sampleRate };
+  };
+  const traffic = new TrafficCounter(redis, store.keys, store.retentionMs, log);
   const bullPrefix = queuePrefix(env.BULLMQ_PREFIX, target);
   const queue = reviewQueue(redis, bullPrefix);
   queue.on('error', (err) => log.debug({ err: err.message }, 'review queue error'));
@@ -71,7 +84,8 @@ export function startReview(setup: ReviewSetup): Review {
     queue,
     connection: redis,
     spool: new ReviewSpool(env.REVIEW_SPOOL_DIR, env.REVIEW_SPOOL_MAX_BYTES, log),
-    policy: { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE },
+    policy,
+    ...(setup.accountPolicy === undefined ? {} : { accountPolicy: setup.accountPolicy }),
     maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
     retentionMs: store.retentionMs,
     metrics: reviewMetrics(setup.registry),
@@ -93,15 +107,26 @@ export function startReview(setup: ReviewSetup): Review {
   redis.once('ready', sweep);
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
-  const routes = reviewRoutes({ store, sessions: new SessionStore(redis, store.keys, SESSION_TTL_SECONDS), moderators: setup.moderators, log });
+  const routes = reviewRoutes({
+    store,
+    sessions: new SessionStore(redis, store.keys, SESSION_TTL_SECONDS),
+    moderators: setup.moderators,
+    log,
+    policyFor,
+    keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
+    retentionDays: env.REVIEW_RETENTION_DAYS,
+    maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
+  });
   log.info({ band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE, retentionDays: env.REVIEW_RETENTION_DAYS }, 'review queue is on (console at /review when moderators are configured)');
   return {
     sink,
     routes,
     store,
+    traffic,
     async close() {
       clearInterval(sweeper);
       await sink.close();
+      await traffic.close();
       await closeQuietly(worker, queue);
       redis.disconnect();
       workerRedis?.disconnect();

@@ -16,6 +16,8 @@ export interface CompiledForm {
 export interface CompiledAccount {
   readonly id: string;
   readonly rateLimit: RateRule;
+  /** The account's review band and sample rate, where the tenants file sets them. */
+  readonly review?: { readonly band?: number | undefined; readonly sampleRate?: number | undefined } | undefined;
 }
 
 /** The tenants file turned into lookups the request path can use in O(1). */
@@ -52,6 +54,7 @@ export function compileTenants(file: TenantsFile): Tenants {
     accounts.set(account.id, {
       id: account.id,
       rateLimit: { max: rule.max, windowMs: rule.windowSeconds * 1000, algorithm: rule.algorithm ?? DEFAULT_RATE_LIMIT.algorithm },
+      review: account.review,
     });
 
     const keyIds = new Set<string>();

@@ -29,6 +29,12 @@ export const formSchema = z.strictObject({
   ),
 });
 
+/** The account's own review settings; each one left out takes the service's (REVIEW_BAND, REVIEW_SAMPLE_RATE). */
+export const reviewSettingsSchema = z.strictObject({
+  band: z.number().min(0).max(1).optional(),
+  sampleRate: z.number().min(0).max(1).optional(),
+});
+
 export const accountSchema = z.strictObject({
   id,
   name: z.string().optional(),
@@ -37,6 +43,8 @@ export const accountSchema = z.strictObject({
   forms: z.array(formSchema),
   /** Review-console sign-in tokens, stored as hashes like API keys. */
   moderators: z.array(credentialSchema).optional(),
+  /** e.g. a form with a known problem sends more to review: a higher band, a higher sample rate. */
+  review: reviewSettingsSchema.optional(),
 });
 
 export const tenantsFileSchema = z.strictObject({

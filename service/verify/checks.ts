@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Classifier, Verdict } from '../../core/classifier/types.ts';
 import { formatHostPort } from '../origin/host.ts';
 import type { ReviewSink } from '../review/intake/job-schema.ts';
+import type { TrafficRecorder } from '../review/dashboard/traffic.ts';
 import { blockedReason, originHostOf, requestOrigin, type RequestOrigin } from '../origin/request-origin.ts';
 import type { RateLimiter } from '../rate-limit/types.ts';
 import { sha256Hex } from '../tenants/key.ts';
@@ -22,6 +23,8 @@ export interface VerifyDeps {
   readonly model: ModelSlot;
   readonly reviewSink?: ReviewSink | undefined;
   readonly shadow?: ShadowScoring | undefined;
+  /** The dashboard's per-form counts: a counter in memory, sent to Redis off the response path. */
+  readonly traffic?: TrafficRecorder | undefined;
   readonly log?: { warn(obj: object, msg: string): void };
 }
 
@@ -62,17 +65,24 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   if (form === undefined || form.accountId !== owner.accountId) return { kind: 'form-not-found', formId: body.formId };
 
   const origin = requestOrigin(ctx.headers);
-  if (!form.allowsOrigin(originHostOf(origin))) return { kind: 'blocked', reason: blockedReason(origin) };
+  if (!form.allowsOrigin(originHostOf(origin))) {
+    deps.traffic?.record(owner.accountId, form.id, 'blocked');
+    return { kind: 'blocked', reason: blockedReason(origin) };
+  }
 
   const account = tenants.accounts.get(owner.accountId);
   if (account !== undefined) {
     const decision = await deps.limiter.hit(`acct:${account.id}`, account.rateLimit);
-    if (!decision.allowed) return { kind: 'rate-limited', retryAfterSeconds: decision.retryAfterSeconds };
+    if (!decision.allowed) {
+      deps.traffic?.record(owner.accountId, form.id, 'rate-limited');
+      return { kind: 'rate-limited', retryAfterSeconds: decision.retryAfterSeconds };
+    }
   }
 
   const fields = fieldsOf(body);
   const verdict = classifier.classify(fields);
   const submissionId = randomUUID();
+  deps.traffic?.record(owner.accountId, form.id, verdict.status);
   const item: ReviewItem = { submissionId, accountId: owner.accountId, formId: form.id, origin, fields, verdict, receivedAt: new Date().toISOString() };
   const shadow = deps.model.shadow;
   const sampling = deps.shadow;

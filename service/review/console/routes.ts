@@ -12,6 +12,10 @@ import { reviewSchemas } from './route-schemas.ts';
 import { SignInGuard } from './sign-in-guard.ts';
 import { LabelConflictError } from '../store/labels.ts';
 import type { ReviewStore } from '../store/review-store.ts';
+import type { ReviewPolicy } from '../intake/policy.ts';
+import type { ConsoleApi } from './console-api.ts';
+import { dashboardRoutes } from './dashboard-routes.ts';
+import { listRoutes, row } from './list-routes.ts';
 
 // Says how to turn the console on, not only that it is off.
 const NO_MODERATORS = 'The review console is off: no moderators are configured. Add one with: npm run tenants -- add-moderator <accountId> <moderatorId>';
@@ -27,6 +31,13 @@ export interface ReviewRoutesOptions {
   readonly log: Logger;
   /** Force the cookie's Secure flag (default: set when the request came over HTTPS). */
   readonly secureCookie?: boolean;
+  /** The account's review band and sample rate, for the dashboard's estimates. */
+  readonly policyFor: (accountId: string) => ReviewPolicy;
+  readonly keepFieldsDays: number;
+  readonly retentionDays: number;
+  /** Pasted fields of a reported miss are cut like queued ones. */
+  readonly maxFieldBytes: number;
+  readonly now?: () => number;
 }
 
 const CONSOLE_DIR = path.join(repoRoot, 'service', 'review', 'console', 'assets');
@@ -34,6 +45,7 @@ const ASSETS = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
+  'dashboard.js': 'text/javascript; charset=utf-8',
 } as const;
 
 class HttpError extends Error {
@@ -87,6 +99,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     app.get('/', { schema: { hide: true } }, asset('index.html'));
     app.get('/app.js', { schema: { hide: true } }, asset('app.js'));
     app.get('/app.css', { schema: { hide: true } }, asset('app.css'));
+    app.get('/dashboard.js', { schema: { hide: true } }, asset('dashboard.js'));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.
@@ -144,8 +157,20 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     app.get('/api/me', { ...me, preValidation: authenticated }, async (request) => {
       const m = who(request);
       const [counts, forms] = await Promise.all([opts.store.items.counts(m.accountId), opts.store.items.forms(m.accountId)]);
-      return { ...m, counts, forms };
+      return { ...m, counts, forms, keepFieldsDays: opts.keepFieldsDays };
     });
+
+    const consoleApi: ConsoleApi = {
+      store: opts.store,
+      authenticated,
+      who,
+      policyFor: opts.policyFor,
+      keepFieldsDays: opts.keepFieldsDays,
+      maxFieldBytes: opts.maxFieldBytes,
+      now: opts.now ?? Date.now,
+    };
+    listRoutes(app, consoleApi);
+    await dashboardRoutes(app, consoleApi, opts.retentionDays);
 
     api.get('/api/items', { ...list, config: { invalid: list.invalid }, preValidation: authenticated }, async (request) => {
       const m = who(request);
@@ -161,8 +186,9 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     api.get('/api/items/:id', { ...item, config: { invalid: item.invalid }, preValidation: authenticated }, async (request) => {
       const m = who(request);
       const entry = await opts.store.items.get(m.accountId, request.params.id);
-      if (entry === undefined) throw new HttpError(404, 'No such submission in review for this account (it may not have been flagged, or is past retention)');
-      return entry;
+      if (entry === undefined) throw new HttpError(404, 'No such submission for this account (or it is past retention)');
+      const { message, email } = row(entry);
+      return { ...entry, message, email, keepFieldsDays: opts.keepFieldsDays };
     });
 
     api.post(
@@ -186,7 +212,9 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
           label: now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
         });
       }
-      if (record === undefined) throw new HttpError(404, 'No such submission in review for this account');
+      if (record === undefined) {
+        throw new HttpError(404, 'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)');
+      }
       request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
       return { label: record.label, labelId: record.labelId, labelledAt: record.labelledAt, counts: await opts.store.items.counts(m.accountId) };
       },

@@ -12,6 +12,11 @@ export const reviewJobSchema = z.object({
   truncated: z.boolean(),
   /** Which fields were cut (names as in `fields`); absent from items queued before this was recorded. */
   cutFields: z.array(z.string()).optional(),
+  /**
+   * Set on a submission that was not queued and that a moderator reported as a miss: its fields were `kept`
+   * (REVIEW_KEEP_FIELDS_DAYS) or `pasted` by the moderator. Such labels are no random sample (the dashboard knows).
+   */
+  reported: z.enum(['kept', 'pasted']).optional(),
   verdict: z.object({
     status: z.enum(['spam', 'legitimate']),
     confidence: z.number().min(0).max(1),

@@ -14,6 +14,8 @@ export interface QueueSinkOptions {
   readonly connection: RedisClient;
   readonly spool: ReviewSpool;
   readonly policy: ReviewPolicy;
+  /** An account's own band and sample rate (the tenants file's), each one left out taking `policy`'s. */
+  readonly accountPolicy?: (accountId: string) => Partial<ReviewPolicy> | undefined;
   readonly maxFieldBytes: number;
   readonly retentionMs: number;
   readonly metrics: ReviewMetrics;
@@ -56,7 +58,9 @@ export class QueueReviewSink implements ReviewSink {
   offer(job: ReviewJob): boolean {
     try {
       if (this.#closed) return false;
-      const reason = reviewReason(job, this.#o.policy, this.#o.random);
+      const own = this.#o.accountPolicy?.(job.accountId);
+      const policy = own === undefined ? this.#o.policy : { band: own.band ?? this.#o.policy.band, sampleRate: own.sampleRate ?? this.#o.policy.sampleRate };
+      const reason = reviewReason(job, policy, this.#o.random);
       if (reason === undefined) {
         this.#remember(job);
         return false;

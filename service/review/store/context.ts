@@ -8,6 +8,8 @@ export const DAY_MS = 86_400_000;
 export interface StoreOptions {
   readonly prefix: string;
   readonly retentionDays: number;
+  /** How long the fields of a submission that was not queued are kept, so a miss can be labelled (0: not kept). */
+  readonly keepFieldsDays?: number;
   readonly now?: () => number;
 }
 
@@ -15,6 +17,7 @@ export interface StoreOptions {
 export class StoreContext {
   readonly keys: ReviewKeys;
   readonly retentionMs: number;
+  readonly keepFieldsMs: number;
   readonly now: () => number;
 
   constructor(
@@ -23,6 +26,7 @@ export class StoreContext {
   ) {
     this.keys = new ReviewKeys(opts.prefix);
     this.retentionMs = Math.round(opts.retentionDays * DAY_MS);
+    this.keepFieldsMs = Math.round(Math.min(opts.keepFieldsDays ?? 0, opts.retentionDays) * DAY_MS);
     this.now = opts.now ?? Date.now;
   }
 
@@ -54,12 +58,25 @@ export class StoreContext {
     return parseLabel(await this.redis.get(this.keys.forAccount(accountId).label(submissionId)));
   }
 
-  /** Every index of an account whose members are submissionIds: pending (overall, by status, by form), labelled, unexported. */
+  /**
+   * Every index of an account whose members are submissionIds and whose scores are times (what the retention sweep
+   * trims by score): pending (overall, by status, by form), labelled, unexported.
+   */
   async indexes(accountId: string): Promise<string[]> {
     const k = this.keys.forAccount(accountId);
     const indexes = [k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), k.labelled(), k.unexported()];
     for (const formId of await this.forms(accountId)) {
       indexes.push(k.pending({ formId }), k.pending({ formId, status: 'spam' }), k.pending({ formId, status: 'legitimate' }));
+    }
+    return indexes;
+  }
+
+  /** The pending indexes scored by confidence (not time): trimmed by member, never by score. */
+  async confidenceIndexes(accountId: string): Promise<string[]> {
+    const k = this.keys.forAccount(accountId);
+    const indexes = [k.pendingByConfidence(), k.pendingByConfidence({ status: 'spam' }), k.pendingByConfidence({ status: 'legitimate' })];
+    for (const formId of await this.forms(accountId)) {
+      indexes.push(k.pendingByConfidence({ formId }), ...(['spam', 'legitimate'] as const).map((status) => k.pendingByConfidence({ formId, status })));
     }
     return indexes;
   }

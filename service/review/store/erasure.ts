@@ -1,5 +1,7 @@
 import { deleteKeys, scanKeys } from '../../config/redis-target.ts';
-import type { StoreContext } from './context.ts';
+import { reviewJobSchema } from '../intake/job-schema.ts';
+import { searchWords, wordHash } from '../text/words.ts';
+import { parseJson, type StoreContext } from './context.ts';
 import type { ExportLedger } from './export-ledger.ts';
 import { SCRIPTS } from './scripts.ts';
 
@@ -64,16 +66,33 @@ export class Erasure {
     for (const accountId of await this.ctx.accounts()) {
       const k = this.ctx.keys.forAccount(accountId);
       const [item] = await this.ctx.items(k, [submissionId]);
-      const [label, history, lookup] = await Promise.all([
+      const [label, history, lookup, keptRaw] = await Promise.all([
         redis.exists(k.label(submissionId)),
         redis.exists(k.labelHistory(submissionId)),
         redis.exists(k.seen(submissionId)),
+        redis.get(k.kept(submissionId)),
       ]);
+      const kept = keptRaw === null ? undefined : reviewJobSchema.safeParse(parseJson(keptRaw)).data;
       const withdrawals = (await this.ledger.withdrawals(accountId, Number.MAX_SAFE_INTEGER)).filter((w) => w.entry?.submissionId === submissionId);
-      if (item === undefined && label + history + lookup === 0 && withdrawals.length === 0) continue;
-      const keys = [k.item(submissionId), k.seen(submissionId), k.label(submissionId), k.labelHistory(submissionId), ...(await this.ctx.indexes(accountId)), k.withdrawals()];
+      if (item === undefined && kept === undefined && label + history + lookup === 0 && withdrawals.length === 0) continue;
+      // The postings of the words its fields hold now: the search index keeps no trace of it either.
+      const postings = [
+        ...(item === undefined ? [] : searchWords(item.fields).map((w) => k.word(wordHash(w)))),
+        ...(kept === undefined ? [] : searchWords(kept.fields).map((w) => k.word(wordHash(w), 'kept'))),
+      ];
+      const keys = [
+        k.item(submissionId),
+        k.seen(submissionId),
+        k.label(submissionId),
+        k.labelHistory(submissionId),
+        k.kept(submissionId),
+        ...(await this.ctx.indexes(accountId)),
+        ...(await this.ctx.confidenceIndexes(accountId)),
+        ...postings,
+        k.withdrawals(),
+      ];
       await redis.eval(SCRIPTS.eraseSubmission, keys.length, ...keys, submissionId, ERASED, ...withdrawals.map((w) => w.member));
-      out.push({ submissionId, accountId, item: item !== undefined, label: label === 1, lookup: lookup === 1 });
+      out.push({ submissionId, accountId, item: item !== undefined || kept !== undefined, label: label === 1, lookup: lookup === 1 });
     }
     return out;
   }

@@ -1,7 +1,8 @@
 import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
-import { DAY_MS, type StoreContext } from './context.ts';
+import { parseJson, type StoreContext } from './context.ts';
 import { SCRIPTS } from './scripts.ts';
+import { searchWords, wordHash } from '../text/words.ts';
 
 export type IngestResult = 'stored' | 'duplicate' | 'expired';
 
@@ -13,12 +14,11 @@ export interface ListFilter {
 export interface ReviewEntry {
   readonly item: ReviewJob;
   readonly label: LabelRecord | undefined;
-  /** False for a submission that was not queued: only its verdict is kept (no fields), for support look-ups. */
+  /** False for a submission that was not queued: a miss to report, or only its verdict for support look-ups. */
   readonly queued: boolean;
+  /** Whether the fields are there: always for a queued item; for another, only within the keep-fields window. */
+  readonly fieldsKept: boolean;
 }
-
-/** How long the verdict of an unqueued submission stays available to look-ups (capped by retention). */
-export const LOOKUP_DAYS = 7;
 
 export interface ReviewCounts {
   readonly pending: number;
@@ -33,18 +33,22 @@ export class ItemStore {
     const { redis, keys } = this.ctx;
     const k = keys.forAccount(job.accountId);
     await redis.sadd(keys.accounts(), job.accountId);
+    const words = searchWords(job.fields).map((w) => k.word(wordHash(w)));
     const r = await redis.eval(
       SCRIPTS.ingest,
-      6,
+      10 + words.length,
       k.item(job.submissionId),
       ...k.pendingAll(job.formId, job.verdict.status),
       k.forms(),
+      ...k.pendingConfidenceAll(job.formId, job.verdict.status),
+      ...words,
       JSON.stringify(job),
       Date.parse(job.receivedAt),
       this.ctx.expiresAt(job.receivedAt),
       job.submissionId,
       job.formId,
       this.ctx.now(),
+      job.verdict.confidence,
     );
     return r === 1 ? 'stored' : r === 0 ? 'duplicate' : 'expired';
   }
@@ -75,24 +79,49 @@ export class ItemStore {
     return this.ctx.accounts();
   }
 
-  /** Any recent submission of this account: queued ones with fields and label, others by their verdict only. */
+  /**
+   * Any submission of this account within retention: a queued one with its fields and label; one that was not queued
+   * with the fields kept for it (within REVIEW_KEEP_FIELDS_DAYS), so a miss can be labelled; else by its verdict only.
+   */
   async get(accountId: string, submissionId: string): Promise<ReviewEntry | undefined> {
     const k = this.ctx.keys.forAccount(accountId);
     const [item] = await this.ctx.items(k, [submissionId]);
-    if (item !== undefined) return { item, label: await this.ctx.label(accountId, submissionId), queued: true };
-    const raw = await this.ctx.redis.get(k.seen(submissionId));
-    if (raw === null) return undefined;
-    const parsed = reviewJobSchema.safeParse(JSON.parse(raw));
-    return parsed.success ? { item: parsed.data, label: undefined, queued: false } : undefined;
+    if (item !== undefined) return { item, label: await this.ctx.label(accountId, submissionId), queued: true, fieldsKept: true };
+    const [kept, seen] = await this.ctx.redis.mget(k.kept(submissionId), k.seen(submissionId));
+    for (const [raw, fieldsKept] of [[kept, true], [seen, false]] as const) {
+      if (raw === null || raw === undefined) continue;
+      const parsed = reviewJobSchema.safeParse(parseJson(raw));
+      if (parsed.success) return { item: parsed.data, label: undefined, queued: false, fieldsKept };
+    }
+    return undefined;
   }
 
-  /** Keeps the verdict of a submission that was not queued (fields dropped: nothing personal is kept for it). */
+  /**
+   * Keeps the verdict of a submission that was not queued for the whole retention (no fields: nothing personal), and
+   * its size-capped fields, findable by search, for the keep-fields window, so a moderator can label a miss.
+   */
   async remember(job: ReviewJob): Promise<void> {
-    const ttl = Math.min(this.ctx.retentionMs, LOOKUP_DAYS * DAY_MS);
-    const expireAt = Date.parse(job.receivedAt) + ttl;
-    if (expireAt <= this.ctx.now()) return;
+    const k = this.ctx.keys.forAccount(job.accountId);
+    const receivedAt = Date.parse(job.receivedAt);
+    const now = this.ctx.now();
     const { cutFields: _, ...verdict } = job;
     const seen: ReviewJob = { ...verdict, fields: {}, truncated: false, origin: job.origin };
-    await this.ctx.redis.set(this.ctx.keys.forAccount(job.accountId).seen(job.submissionId), JSON.stringify(seen), 'PXAT', expireAt, 'NX');
+    const keepUntil = receivedAt + this.ctx.keepFieldsMs;
+    const words = this.ctx.keepFieldsMs > 0 && keepUntil > now ? searchWords(job.fields).map((w) => k.word(wordHash(w), 'kept')) : [];
+    await this.ctx.redis.eval(
+      SCRIPTS.remember,
+      2 + words.length,
+      k.seen(job.submissionId),
+      k.kept(job.submissionId),
+      ...words,
+      JSON.stringify(seen),
+      this.ctx.expiresAt(job.receivedAt),
+      words.length > 0 ? JSON.stringify(job) : '',
+      keepUntil,
+      receivedAt,
+      now - this.ctx.keepFieldsMs,
+      job.submissionId,
+      now,
+    );
   }
 }

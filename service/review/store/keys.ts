@@ -56,6 +56,50 @@ export class AccountKeys {
     return [this.pending(), this.pending({ formId }), this.pending({ status }), this.pending({ formId, status })];
   }
 
+  /** Pending items by the model's confidence (0..1): all, by form, by verdict, by both; for sorting and bulk confirms. */
+  pendingByConfidence(filter: { formId?: string | undefined; status?: Label | undefined } = {}): string {
+    return this.pending(filter).replace(`${this.base}:pending`, `${this.base}:pending-conf`);
+  }
+
+  /** The four confidence indexes one pending item belongs to (the same filters as pendingAll, in its order). */
+  pendingConfidenceAll(formId: string, status: Label): [string, string, string, string] {
+    return [
+      this.pendingByConfidence(),
+      this.pendingByConfidence({ formId }),
+      this.pendingByConfidence({ status }),
+      this.pendingByConfidence({ formId, status }),
+    ];
+  }
+
+  /**
+   * Search postings: submissionIds (by receivedAt, ms) of queued items whose text holds a word, by the word's hash
+   * (so no submitted word or address shows in a key name). `kept` postings point at the kept fields of submissions
+   * that were not queued; they are trimmed to the keep-fields window as they are written.
+   */
+  word(hash: string, kind: 'item' | 'kept' = 'item'): string {
+    return `${this.base}:${kind === 'item' ? 'word' : 'kword'}:${hash}`;
+  }
+
+  /** The fields of a submission that was not queued, kept REVIEW_KEEP_FIELDS_DAYS so that a miss can be labelled. */
+  kept(submissionId: string): string {
+    return `${this.base}:kept:${submissionId}`;
+  }
+
+  /** The submissionIds one bulk label changed, so an undo takes them back as one action. */
+  batch(batchId: string): string {
+    return `${this.base}:batch:${batchId}`;
+  }
+
+  /** Traffic counts of one UTC day (`YYYY-MM-DD`): a hash of `<formId> <event>` → count; no personal data. */
+  traffic(day: string): string {
+    return `${this.base}:traffic:${day}`;
+  }
+
+  /** A scratch key for one read (search intersections), in the account's slot; it expires within seconds. */
+  scratch(name: string): string {
+    return `${this.base}:tmp:${name}`;
+  }
+
   /** Labelled items by labelledAt (ms). */
   labelled(): string {
     return `${this.base}:labelled`;

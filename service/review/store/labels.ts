@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { DAY_MS, parseLabel, type StoreContext } from './context.ts';
+import { BATCH_ENTRY, type BulkLabels } from './bulk.ts';
 import type { ItemStore } from './items.ts';
 import { SCRIPTS } from './scripts.ts';
 
@@ -19,7 +20,16 @@ export type UndoResult =
   | { readonly kind: 'undone'; readonly submissionId: string }
   /** Refused: the moderator's newest label was relabelled since (by `by`); it is dropped, the next undo goes further back. */
   | { readonly kind: 'relabelled'; readonly submissionId: string; readonly by: string }
+  /** A bulk label taken back as one action: `undone` labels went, `relabelled` had been relabelled since and stay. */
+  | { readonly kind: 'undone-bulk'; readonly undone: number; readonly relabelled: number }
   | { readonly kind: 'nothing' };
+
+/** Fields a moderator pasted for a miss whose fields were not kept, size-capped as the sink caps queued ones. */
+export interface PastedFields {
+  readonly fields: Record<string, unknown>;
+  readonly truncated: boolean;
+  readonly cutFields?: string[];
+}
 
 /** An undo-list entry names one label: the item and that label's labelledAt (older entries hold the id only). */
 function undoEntry(submissionId: string, labelledAt: string): string {
@@ -36,6 +46,7 @@ export class LabelStore {
   constructor(
     private readonly ctx: StoreContext,
     private readonly items: ItemStore,
+    private readonly bulk: BulkLabels,
   ) {}
 
   getLabel(accountId: string, submissionId: string): Promise<LabelRecord | undefined> {
@@ -54,11 +65,20 @@ export class LabelStore {
     submissionId: string,
     label: Label,
     moderatorId: string,
-    opts: { expected?: string | null } = {},
+    opts: { expected?: string | null; pasted?: PastedFields } = {},
   ): Promise<LabelRecord | undefined> {
     const entry = await this.items.get(accountId, submissionId);
-    if (entry === undefined || !entry.queued) return undefined;
-    const { item } = entry;
+    if (entry === undefined) return undefined;
+    let item = entry.item;
+    if (!entry.queued) {
+      // A miss: labelled with the fields kept for it, or, past that window, with the fields the moderator pasted.
+      if (entry.fieldsKept) item = { ...item, reported: 'kept' };
+      else if (opts.pasted !== undefined) {
+        const { cutFields, ...rest } = item;
+        void cutFields;
+        item = { ...rest, ...opts.pasted, reported: 'pasted' };
+      } else return undefined;
+    }
     const labelledAtMs = this.ctx.now();
     const record: LabelRecord = {
       labelId: randomUUID(),
@@ -76,9 +96,11 @@ export class LabelStore {
       modelVersion: item.verdict.modelVersion,
     };
     const k = this.ctx.keys.forAccount(accountId);
+    // An account whose first item is a reported miss: the export and the sweep walk the accounts listed here.
+    if (!entry.queued) await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);
     const r = await this.ctx.redis.eval(
       SCRIPTS.label,
-      10,
+      14,
       k.item(submissionId),
       k.label(submissionId),
       ...k.pendingAll(item.formId, item.verdict.status),
@@ -86,6 +108,7 @@ export class LabelStore {
       k.unexported(),
       k.undo(moderatorId),
       k.labelHistory(submissionId),
+      ...k.pendingConfidenceAll(item.formId, item.verdict.status),
       JSON.stringify(record),
       labelledAtMs,
       this.ctx.expiresAt(item.receivedAt),
@@ -93,6 +116,8 @@ export class LabelStore {
       DAY_MS,
       undoEntry(submissionId, record.labelledAt),
       opts.expected === undefined ? '' : opts.expected === null ? '-' : opts.expected,
+      // A miss the model let through: stored as an item now, with the fields kept (or pasted) for it.
+      entry.queued ? '' : JSON.stringify(item),
     );
     if (Array.isArray(r)) throw new LabelConflictError(parseLabel(String(r[1] ?? '')));
     return r === 1 ? record : undefined;
@@ -107,13 +132,18 @@ export class LabelStore {
     for (let attempt = 0; attempt < 5; attempt++) {
       const entry = await this.ctx.redis.lindex(k.undo(moderatorId), 0);
       if (entry === null) return { kind: 'nothing' };
+      if (entry.startsWith(BATCH_ENTRY)) {
+        const r = await this.bulk.undo(accountId, moderatorId, entry);
+        if (r !== undefined) return { kind: 'undone-bulk', ...r };
+        continue; // raced with another label or undo of this moderator: look at the head again
+      }
       const { submissionId, labelledAt } = parseUndoEntry(entry);
       const [item] = await this.ctx.items(k, [submissionId]);
       const formId = item?.formId ?? '';
       const status = item?.verdict.status ?? 'spam';
       const [code, by] = (await this.ctx.redis.eval(
         SCRIPTS.undo,
-        11,
+        15,
         k.undo(moderatorId),
         k.label(submissionId),
         k.labelled(),
@@ -122,6 +152,7 @@ export class LabelStore {
         k.item(submissionId),
         k.labelHistory(submissionId),
         k.withdrawals(),
+        ...k.pendingConfidenceAll(formId, status),
         entry,
         submissionId,
         item === undefined ? 0 : Date.parse(item.receivedAt),
@@ -129,6 +160,7 @@ export class LabelStore {
         labelledAt,
         item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt),
         this.ctx.now(),
+        item?.verdict.confidence ?? 0,
       )) as [number, string?];
       if (code === 1 || code === 2) return { kind: 'undone', submissionId };
       // Refuse rather than skip: undoing an older label instead would change something the moderator did not mean to.

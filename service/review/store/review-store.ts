@@ -1,9 +1,11 @@
 import type { RedisClient } from '../../config/redis-target.ts';
 import { StoreContext, type StoreOptions } from './context.ts';
+import { BulkLabels } from './bulk.ts';
 import { Erasure } from './erasure.ts';
 import { ExportLedger } from './export-ledger.ts';
 import { ItemStore } from './items.ts';
 import { LabelStore } from './labels.ts';
+import { Listing } from './listing.ts';
 import type { ReviewKeys } from './keys.ts';
 import { Retention } from './retention.ts';
 
@@ -15,6 +17,8 @@ import { Retention } from './retention.ts';
 export class ReviewStore {
   readonly items: ItemStore;
   readonly labels: LabelStore;
+  readonly bulk: BulkLabels;
+  readonly listing: Listing;
   readonly exports: ExportLedger;
   readonly erasure: Erasure;
   readonly retention: Retention;
@@ -23,7 +27,9 @@ export class ReviewStore {
   constructor(redis: RedisClient, opts: StoreOptions) {
     this.#ctx = new StoreContext(redis, opts);
     this.items = new ItemStore(this.#ctx);
-    this.labels = new LabelStore(this.#ctx, this.items);
+    this.bulk = new BulkLabels(this.#ctx);
+    this.labels = new LabelStore(this.#ctx, this.items, this.bulk);
+    this.listing = new Listing(this.#ctx);
     this.exports = new ExportLedger(this.#ctx);
     this.erasure = new Erasure(this.#ctx, this.exports);
     this.retention = new Retention(this.#ctx);
@@ -31,6 +37,10 @@ export class ReviewStore {
 
   get keys(): ReviewKeys {
     return this.#ctx.keys;
+  }
+
+  get redis(): RedisClient {
+    return this.#ctx.redis;
   }
 
   get retentionMs(): number {

@@ -16,4 +16,7 @@ export const SCRIPTS = Object.freeze({
   undo: lua('undo'),
   acknowledgeExported: lua('acknowledge-exported'),
   eraseSubmission: lua('erase-submission'),
+  remember: lua('remember'),
+  bulkLabel: lua('bulk-label'),
+  bulkUndo: lua('bulk-undo'),
 });

@@ -72,6 +72,7 @@ export function reviewEnv(redisUrl: string, spoolDir: string, prefix: string): R
     REVIEW_BAND: 0.75,
     REVIEW_SAMPLE_RATE: 0,
     REVIEW_RETENTION_DAYS: 30,
+    REVIEW_KEEP_FIELDS_DAYS: 3,
     REVIEW_SPOOL_DIR: spoolDir,
     REVIEW_SPOOL_MAX_BYTES: 1 << 20,
     REVIEW_MAX_FIELD_BYTES: 4096,
@@ -89,6 +90,7 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
     log: opts.logger ?? silent,
     moderators: tenants,
     registry: new Registry(),
+    accountPolicy: (accountId) => tenants.current.accounts.get(accountId)?.review,
   });
   if (review === undefined) throw new Error('review did not start');
   // The sink spools until its connection is ready; hand the app out once the store answers.
@@ -99,6 +101,7 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
     maxEventLoopDelayMs: 0,
     reviewSink: review.sink,
     reviewRoutes: review.routes,
+    reviewTraffic: review.traffic,
     ...(opts.logger === undefined ? {} : { logger: opts.logger }),
   });
   await app.ready();

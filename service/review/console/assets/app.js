@@ -5,7 +5,10 @@
 const API = '/review/api';
 // seen: the label on screen for the current item (null: none) by its labelId, sent with a label so that a label
 // someone else gave meanwhile, even in the same millisecond, is reported (409) instead of silently replaced.
-const state = { items: [], index: 0, current: undefined, seen: null, filter: { form: '', status: '' }, busy: false };
+// selected: submissionIds picked for a bulk label; anchor: the row a shift-click or Shift+j/k extends from.
+const PAGE = 100;
+const emptyView = () => ({ form: '', status: '', sort: 'oldest', from: '', to: '', q: '' });
+const state = { items: [], index: 0, current: undefined, seen: null, filter: emptyView(), offset: 0, total: 0, selected: new Set(), anchor: 0, busy: false, keepFieldsDays: 0 };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -46,9 +49,17 @@ function toast(message) {
 function showSignIn() {
   // Forget the last session's screen: its submissions must not stay in the page, and its form filter must not
   // hide the next moderator's items (another account's forms are not in the list).
-  Object.assign(state, { items: [], index: 0, current: undefined, seen: null, filter: { form: '', status: '' } });
+  Object.assign(state, { items: [], index: 0, current: undefined, seen: null, filter: emptyView(), offset: 0, total: 0, selected: new Set(), anchor: 0 });
   $('list').replaceChildren();
   $('detail').replaceChildren();
+  for (const id of ['summary', 'page-info', 'confirm-count']) $(id).textContent = '';
+  for (const id of ['from', 'to', 'search']) $(id).value = '';
+  $('sort').value = 'oldest';
+  $('confirm-go').hidden = true;
+  showSelection();
+  if (window.Dashboard) window.Dashboard.reset();
+  $('dashboard').hidden = true;
+  $('views').hidden = true;
   const forms = $('filter-form');
   while (forms.options.length > 1) forms.remove(1);
   forms.value = '';
@@ -78,7 +89,11 @@ async function start() {
   }
   $('sign-in').hidden = true;
   $('console').hidden = false;
+  $('dashboard').hidden = true;
+  $('views').hidden = false;
+  setView('queue');
   $('sign-out').hidden = false;
+  state.keepFieldsDays = me.keepFieldsDays ?? 0;
   $('who').textContent = `${me.moderatorId} · ${me.accountId}`;
   const select = $('filter-form');
   while (select.options.length > 1) select.remove(1);
@@ -92,15 +107,69 @@ async function start() {
 }
 
 async function load(keepIndex = false) {
-  const q = new URLSearchParams({ limit: '100' });
-  if (state.filter.form) q.set('form', state.filter.form);
-  if (state.filter.status) q.set('status', state.filter.status);
-  const data = await call('GET', `/items?${q}`);
-  state.items = data.items;
+  const f = state.filter;
+  const q = new URLSearchParams({ limit: String(PAGE), offset: String(state.offset), sort: f.sort });
+  if (f.form) q.set('form', f.form);
+  if (f.status) q.set('status', f.status);
+  // The day boxes are the moderator's own days: from the start of the first to the end of the last, in local time.
+  if (f.from) q.set('from', new Date(`${f.from}T00:00:00`).toISOString());
+  if (f.to) q.set('to', new Date(`${f.to}T23:59:59.999`).toISOString());
+  if (f.q) q.set('q', f.q);
+  const data = await call('GET', `/list?${q}`);
+  state.items = data.rows;
+  state.total = data.total;
   if (!keepIndex) state.index = 0;
   state.index = Math.max(0, Math.min(state.index, state.items.length - 1));
+  const onPage = new Set(state.items.map((x) => x.submissionId));
+  for (const id of [...state.selected]) if (!onPage.has(id)) state.selected.delete(id);
+  showCounts(data.counts);
+  showSummary(data.summary);
+  showPage();
   renderList();
   select(state.index);
+}
+
+function showSummary(s) {
+  const forms = Object.entries(s.byForm).map(([form, n]) => `${visible(form)} ${n.toLocaleString()}`).join(' · ');
+  $('summary').textContent = `Pending by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
+    (forms ? ` — by form: ${forms}` : '');
+}
+
+function showPage() {
+  const n = state.items.length;
+  const what = state.filter.q ? 'found' : 'pending';
+  $('page-info').textContent = n === 0 ? `0 ${what}` : `${(state.offset + 1).toLocaleString()}–${(state.offset + n).toLocaleString()} of ${state.total.toLocaleString()} ${what}`;
+  $('page-prev').disabled = state.offset === 0;
+  $('page-next').disabled = state.offset + n >= state.total;
+  $('list').setAttribute('aria-label', state.filter.q ? 'Search results' : `Pending items, ${$('sort').selectedOptions[0]?.textContent.toLowerCase() ?? 'oldest first'}`);
+}
+
+async function turnPage(step) {
+  const next = state.offset + step * PAGE;
+  if (next < 0 || (step > 0 && next >= state.total)) return;
+  state.offset = next;
+  state.selected.clear();
+  await load();
+}
+
+// A day typed as YYYY-MM-DD (empty: no bound); anything else is said, and the list stays as it is.
+function setDay(which, value) {
+  const v = value.trim();
+  if (v !== '' && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(new Date(`${v}T00:00:00`).getTime()))) {
+    toast('Type a day as YYYY-MM-DD');
+    return;
+  }
+  refilter({ [which]: v });
+}
+
+// A new filter starts at the first page.
+function refilter(change) {
+  Object.assign(state.filter, change);
+  state.offset = 0;
+  state.selected.clear();
+  $('confirm-count').textContent = '';
+  $('confirm-go').hidden = true;
+  void load().catch((err) => toast(err.message));
 }
 
 // Bidirectional controls (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI) reorder what follows them on screen: a
@@ -119,9 +188,10 @@ function preview(fields) {
   return '(no fields)';
 }
 
+// With its time zone: moderators in several zones read one queue.
 function when(iso) {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
 }
 
 function disagrees(item) {
@@ -137,21 +207,72 @@ function renderList() {
   list.replaceChildren();
   list.removeAttribute('aria-activedescendant');
   if (state.items.length === 0) {
-    list.append(el('li', { className: 'empty', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', text: 'Nothing pending. Well done.' }));
+    const text = state.filter.q ? 'Nothing found.' : 'Nothing pending. Well done.';
+    list.append(el('li', { className: 'empty', role: 'option', 'aria-disabled': 'true', 'aria-selected': 'false', text }));
     return;
   }
   state.items.forEach((item, i) => {
-    // The list keeps the focus (a listbox); aria-activedescendant names the current option by this id.
-    const li = el('li', { id: `item-${item.submissionId}`, 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false' },
+    const picked = state.selected.has(item.submissionId);
+    // The list keeps the focus (a listbox): the boxes are for the mouse, x / a / Shift+j/k for the keyboard.
+    const box = el('input', { type: 'checkbox', className: 'pick', tabindex: '-1', 'aria-label': 'Select for a bulk label' });
+    box.checked = picked;
+    box.addEventListener('click', (event) => {
+      event.stopPropagation();
+      if (event.shiftKey) pickRange(state.anchor, i, box.checked);
+      else pick(i, box.checked);
+      state.anchor = i;
+    });
+    // aria-activedescendant names the current option by this id.
+    const li = el('li', { id: `item-${item.submissionId}`, 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false', 'aria-checked': picked ? 'true' : 'false' },
+      box,
       el('span', { className: 'meta' }, badge(item.verdict.status),
         el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
         ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
         el('span', { text: item.formId }),
-        el('span', { text: when(item.receivedAt) })),
-      el('span', { className: 'preview', dir: 'auto', text: preview(item.fields) }));
-    li.addEventListener('click', () => select(i));
+        el('span', { className: 'time', text: when(item.receivedAt) }),
+        item.label ? el('span', { className: 'labelled', text: `labelled ${item.label.label}` }) : undefined,
+        item.queued === false ? el('span', { className: 'labelled', text: 'not queued' }) : undefined),
+      el('span', { className: 'preview', dir: 'auto', text: item.message ? visible(item.message) : preview(item.fields) }),
+      item.email && item.email !== item.message ? el('span', { className: 'email', dir: 'auto', text: visible(item.email) }) : undefined);
+    li.addEventListener('click', (event) => {
+      if (event.shiftKey) { pickRange(state.anchor, i, true); return; }
+      state.anchor = i;
+      select(i);
+    });
     list.append(li);
   });
+}
+
+function pick(i, on) {
+  const item = state.items[i];
+  if (!item) return;
+  if (on) state.selected.add(item.submissionId); else state.selected.delete(item.submissionId);
+  const li = $('list').children[i];
+  if (li) {
+    li.setAttribute('aria-checked', on ? 'true' : 'false');
+    const box = li.querySelector('input.pick');
+    if (box) box.checked = on;
+  }
+  showSelection();
+}
+
+function pickRange(from, to, on) {
+  const [a, b] = from <= to ? [from, to] : [to, from];
+  for (let i = a; i <= b; i++) pick(i, on);
+}
+
+function pickPage() {
+  const all = state.items.length > 0 && state.items.every((x) => state.selected.has(x.submissionId));
+  state.items.forEach((_, i) => pick(i, !all));
+}
+
+function showSelection() {
+  const n = state.selected.size;
+  $('selected-count').textContent = n === 0 ? 'None selected' : `${n} selected`;
+  $('bulk-spam').disabled = n === 0;
+  $('bulk-legitimate').disabled = n === 0;
+  const page = $('select-page');
+  page.checked = n > 0 && state.items.length > 0 && state.items.every((x) => state.selected.has(x.submissionId));
 }
 
 function select(i) {
@@ -166,8 +287,9 @@ function select(i) {
     current.scrollIntoView({ block: 'nearest' });
   }
   state.current = state.items[state.index];
-  state.seen = null;
-  renderDetail({ item: state.current, label: undefined });
+  const l = state.current.label;
+  state.seen = l ? (l.labelId ?? l.labelledAt) : null;
+  renderDetail({ item: state.current, label: l ?? undefined, queued: state.current.queued, fieldsKept: true });
 }
 
 function renderDetail(entry) {
@@ -198,9 +320,14 @@ function renderDetail(entry) {
   fact('Model', v.modelVersion);
   if (label) fact('Labelled', `${label.label} by ${label.moderatorId}, ${when(label.labelledAt)}`);
   detail.append(facts);
-  if (queued === false) {
-    detail.append(el('p', { className: 'note', text: 'Not queued for review (a confident verdict that was not sampled): only the verdict is kept, not the fields.' }));
+  if (queued === false && entry.fieldsKept === false) {
+    detail.append(
+      el('p', { className: 'note not-kept', text: `Not queued for review (a confident verdict that was not sampled), and its fields were not kept: they are kept ${state.keepFieldsDays} day(s) after receipt. If it was spam the model let through, paste its fields (a JSON object, as your form sent them) to report it.` }),
+      pasteForm(item.submissionId));
     return;
+  }
+  if (queued === false) {
+    detail.append(el('p', { className: 'note', text: 'Not queued for review (a confident verdict that was not sampled). Its fields are kept for a few days: label it to report a miss, and the label is exported like any other.' }));
   }
   // Fields cut to the size limit are said where the moderator reads: before the fields (the end of a long one is far
   // down the page), and beside each field cut, where its text stops.
@@ -223,6 +350,7 @@ function renderDetail(entry) {
 }
 
 async function mark(label) {
+  if (state.selected.size > 0 && state.current && state.items.some((x) => x.submissionId === state.current.submissionId)) return bulkMark(label);
   const item = state.current;
   if (!item || state.busy) return;
   state.busy = true;
@@ -231,8 +359,14 @@ async function mark(label) {
     showCounts(r.counts);
     toast(`Labelled ${label} · u to undo`);
     const at = state.items.findIndex((x) => x.submissionId === item.submissionId);
-    if (at >= 0) {
+    if (at >= 0 && state.filter.q) {
+      // Search results stay listed with their new label: move on to the next one.
+      await load(true);
+      select(at + 1);
+    } else if (at >= 0) {
       state.items.splice(at, 1);
+      state.total = Math.max(0, state.total - 1);
+      showPage();
       renderList();
       select(at);
     } else {
@@ -259,6 +393,11 @@ async function undo() {
     const r = await call('POST', '/undo', {});
     showCounts(r.counts);
     if (r.kind === 'relabelled') { toast(`Not undone: ${r.by} relabelled it since`); return; }
+    if (r.kind === 'undone-bulk') {
+      await load(true);
+      toast(`Bulk label undone: ${r.undone} item(s) back${r.relabelled > 0 ? `; ${r.relabelled} relabelled since stay` : ''}`);
+      return;
+    }
     if (r.kind !== 'undone') { toast('Nothing to undo'); return; }
     await load();
     const at = state.items.findIndex((x) => x.submissionId === r.submissionId);
@@ -276,6 +415,7 @@ async function undo() {
 // Shows one submission as stored now (with its label) and makes it the one the keys act on.
 async function show(id) {
   const entry = await call('GET', `/items/${encodeURIComponent(id)}`);
+  state.keepFieldsDays = entry.keepFieldsDays ?? state.keepFieldsDays;
   state.current = entry.item;
   // A label stored before labels had ids is named by its time.
   state.seen = entry.label ? (entry.label.labelId ?? entry.label.labelledAt) : null;
@@ -298,6 +438,108 @@ async function lookup() {
   }
 }
 
+// Shift+j/k: the selection grows (or shrinks) with the move, as a shift-click would.
+function extend(step) {
+  const from = state.index;
+  if (!state.selected.has(state.current?.submissionId)) pick(from, true);
+  select(from + step);
+  pick(state.index, true);
+}
+
+async function bulkMark(label) {
+  const ids = [...state.selected];
+  if (ids.length === 0 || state.busy) return;
+  state.busy = true;
+  try {
+    const r = await call('POST', '/bulk/label', { ids, label });
+    state.selected.clear();
+    showCounts(r.counts);
+    await load(true);
+    toast(`Labelled ${r.labelled} ${label}${r.skipped > 0 ? ` (${r.skipped} labelled meanwhile, left as they were)` : ''} · u to undo`);
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    state.busy = false;
+    showSelection();
+  }
+}
+
+function confirmQuery() {
+  const min = Number($('confirm-min').value);
+  if (!(min >= 0 && min <= 1)) throw new Error('A confidence between 0 and 1');
+  return { min, ...(state.filter.form ? { form: state.filter.form } : {}) };
+}
+
+// The preview says what the confirm takes; the confirm button names that count, so nothing is labelled unseen.
+async function confirmPreview() {
+  try {
+    const q = confirmQuery();
+    const r = await call('GET', `/bulk/confirm?${new URLSearchParams({ min: String(q.min), ...(q.form ? { form: q.form } : {}) })}`);
+    const where = q.form ? `form ${q.form}` : 'all forms';
+    $('confirm-count').textContent = r.matching === 0
+      ? `No pending spam verdict at or above ${q.min} (${where}).`
+      : `${r.matching.toLocaleString()} pending spam verdict(s) at or above ${q.min} (${where})${r.takes < r.matching ? `; one confirm takes the ${r.takes.toLocaleString()} most confident` : ''}.`;
+    const go = $('confirm-go');
+    go.hidden = r.takes === 0;
+    go.textContent = `Confirm ${r.takes.toLocaleString()} as spam`;
+    go.dataset.min = String(q.min);
+    go.dataset.form = q.form ?? '';
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+async function confirmAll() {
+  const go = $('confirm-go');
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const body = { min: Number(go.dataset.min), ...(go.dataset.form ? { form: go.dataset.form } : {}) };
+    const r = await call('POST', '/bulk/confirm', body);
+    go.hidden = true;
+    $('confirm-count').textContent = '';
+    showCounts(r.counts);
+    await load();
+    toast(`Confirmed ${r.labelled} as spam · u to undo`);
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    state.busy = false;
+  }
+}
+
+// A miss whose fields were not kept: the moderator pastes them (a JSON object) and labels them with its verdict.
+function pasteForm(submissionId) {
+  const area = el('textarea', { id: 'paste-fields', rows: '6', spellcheck: 'false', 'aria-label': 'The submission\'s fields, as a JSON object', placeholder: '{"email": "…", "message": "…"}' });
+  const send = async (label) => {
+    let fields;
+    try { fields = JSON.parse(area.value); } catch { toast('Paste the fields as a JSON object, e.g. {"message": "…"}'); return; }
+    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) { toast('Paste the fields as a JSON object, e.g. {"message": "…"}'); return; }
+    try {
+      const r = await call('POST', `/items/${encodeURIComponent(submissionId)}/report`, { label, fields });
+      showCounts(r.counts);
+      toast(`Reported as ${label} · u to undo`);
+      await show(submissionId);
+    } catch (err) {
+      toast(err.message);
+    }
+  };
+  const spam = el('button', { type: 'button', className: 'spam', id: 'paste-spam', text: 'Report as spam' });
+  const legit = el('button', { type: 'button', className: 'legit', id: 'paste-legitimate', text: 'Report as legitimate' });
+  spam.addEventListener('click', () => void send('spam'));
+  legit.addEventListener('click', () => void send('legitimate'));
+  return el('div', { className: 'paste' }, area, el('p', { className: 'paste-actions' }, spam, ' ', legit));
+}
+
+function setView(view) {
+  const dash = view === 'dashboard';
+  $('console').hidden = dash;
+  $('dashboard').hidden = !dash;
+  $('view-queue').setAttribute('aria-pressed', dash ? 'false' : 'true');
+  $('view-dashboard').setAttribute('aria-pressed', dash ? 'true' : 'false');
+  if (dash && window.Dashboard) void window.Dashboard.show(call, toast);
+}
+
 function onKey(event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
@@ -306,11 +548,16 @@ function onKey(event) {
     return;
   }
   if ($('console').hidden) return;
+  if (event.shiftKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) { event.preventDefault(); extend(event.key === 'ArrowDown' ? 1 : -1); return; }
   const actions = {
     j: () => select(state.index + 1),
     ArrowDown: () => select(state.index + 1),
     k: () => select(state.index - 1),
     ArrowUp: () => select(state.index - 1),
+    J: () => extend(1),
+    K: () => extend(-1),
+    x: () => { pick(state.index, !state.selected.has(state.current?.submissionId)); state.anchor = state.index; },
+    a: () => pickPage(),
     s: () => mark('spam'),
     h: () => mark('legitimate'),
     u: () => undo(),
@@ -344,8 +591,22 @@ document.addEventListener('DOMContentLoaded', () => {
   $('sign-out').addEventListener('click', async () => {
     try { await call('POST', '/sign-out', {}); } finally { showSignIn(); }
   });
-  $('filter-form').addEventListener('change', (e) => { state.filter.form = e.target.value; void load(); });
-  $('filter-status').addEventListener('change', (e) => { state.filter.status = e.target.value; void load(); });
+  $('filter-form').addEventListener('change', (e) => refilter({ form: e.target.value }));
+  $('filter-status').addEventListener('change', (e) => refilter({ status: e.target.value }));
+  $('sort').addEventListener('change', (e) => refilter({ sort: e.target.value }));
+  $('from').addEventListener('change', (e) => setDay('from', e.target.value));
+  $('to').addEventListener('change', (e) => setDay('to', e.target.value));
+  $('refine').addEventListener('submit', (e) => { e.preventDefault(); refilter({ q: $('search').value.trim() }); });
+  $('search').addEventListener('search', () => { if ($('search').value === '' && state.filter.q) refilter({ q: '' }); });
+  $('page-prev').addEventListener('click', () => void turnPage(-1).catch((err) => toast(err.message)));
+  $('page-next').addEventListener('click', () => void turnPage(1).catch((err) => toast(err.message)));
+  $('select-page').addEventListener('change', () => pickPage());
+  $('bulk-spam').addEventListener('click', () => void bulkMark('spam'));
+  $('bulk-legitimate').addEventListener('click', () => void bulkMark('legitimate'));
+  $('confirm-preview').addEventListener('click', () => void confirmPreview());
+  $('confirm-go').addEventListener('click', () => void confirmAll());
+  $('view-queue').addEventListener('click', () => setView('queue'));
+  $('view-dashboard').addEventListener('click', () => setView('dashboard'));
   $('filters').addEventListener('submit', (e) => { e.preventDefault(); void lookup(); });
   $('lookup').addEventListener('click', () => void lookup());
   $('mark-spam').addEventListener('click', () => void mark('spam'));

@@ -10,6 +10,7 @@
   KEYS[8]    unexported index
   KEYS[9]    the moderator's undo list
   KEYS[10]   the item's label history (labels its relabels replaced)
+  KEYS[11..14] pending indexes by confidence
   ARGV[1]    the label record (JSON)
   ARGV[2]    labelledAt in ms
   ARGV[3]    expiry: receivedAt + retention, in ms
@@ -18,10 +19,13 @@
   ARGV[6]    undo entry: "<submissionId> <labelledAt>"
   ARGV[7]    what the moderator saw: '' (no check), '-' (no label yet), or the label on screen by its labelId (by its
              labelledAt for a label without one, or from a page loaded before labels had ids)
+  ARGV[8]    '' for a queued item; for a submission that was not queued (a miss reported by a moderator), the item
+             (JSON, its kept or pasted fields) to store first, so it is labelled and exported like any other
 
   Returns 1 labelled, 0 no such item, {-1, current label or ''} when the item's label is no longer what the
   moderator saw (nothing changes then).
 ]]
+if ARGV[8] ~= '' then redis.call('SET', KEYS[1], ARGV[8], 'NX', 'PXAT', ARGV[3]) end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local previous = redis.call('GET', KEYS[2])
 if ARGV[7] ~= '' then
@@ -43,6 +47,7 @@ else
 end
 redis.call('SET', KEYS[2], ARGV[1], 'PXAT', ARGV[3])
 for i = 3, 6 do redis.call('ZREM', KEYS[i], ARGV[4]) end
+for i = 11, 14 do redis.call('ZREM', KEYS[i], ARGV[4]) end
 redis.call('ZADD', KEYS[7], ARGV[2], ARGV[4])
 redis.call('ZADD', KEYS[8], ARGV[2], ARGV[4])
 redis.call('LPUSH', KEYS[9], ARGV[6])

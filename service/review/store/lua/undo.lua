@@ -14,6 +14,7 @@
   KEYS[9]    item key
   KEYS[10]   the item's label history
   KEYS[11]   withdrawals index (scored by ARGV[7])
+  KEYS[12..15] pending indexes by confidence
   ARGV[1]    the undo entry expected at the head of the list
   ARGV[2]    submissionId
   ARGV[3]    pending score: receivedAt in ms
@@ -21,6 +22,7 @@
   ARGV[5]    labelledAt of the label to undo ('' for an entry without one)
   ARGV[6]    expiry: receivedAt + retention, in ms
   ARGV[7]    now, in ms
+  ARGV[8]    the model's confidence (score in the confidence indexes)
 
   Returns {1} back to pending, {2} earlier label restored, {-1, moderator} relabelled since by that moderator,
   {0} raced with another label of this moderator, {-2} item expired, {-3} label already gone.
@@ -51,4 +53,5 @@ redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[2])
 redis.call('ZREM', KEYS[4], ARGV[2])
 for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
+for i = 12, 15 do redis.call('ZADD', KEYS[i], ARGV[8], ARGV[2]) end
 return {1}

@@ -77,7 +77,7 @@ describe('the console by keyboard only', () => {
         // must not stay hidden under the fixed action bar.
         await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
         const order: string[] = [];
-        for (let i = 0; i < 11; i++) {
+        for (let i = 0; i < 21; i++) {
           await page.keyboard.press('Tab');
           const now = await focus(page);
           order.push(now.id);
@@ -87,7 +87,15 @@ describe('the console by keyboard only', () => {
           // A ring of its own, at least 2px: not the browser's thin default, lost on the red and green buttons.
           expect(now.ring, now.id).toMatch(/^solid ([2-9]|\d{2})/);
         }
-        expect(order).toEqual(['mark-spam', 'mark-legitimate', 'undo', 'body', 'sign-out', 'filter-form', 'filter-status', 'lookup-id', 'lookup', 'list', 'mark-spam']);
+        // The bulk buttons are disabled until something is selected, the pager's while there is one page only: Tab skips them.
+        expect(order).toEqual([
+          'mark-spam', 'mark-legitimate', 'undo', 'body',
+          'view-queue', 'view-dashboard', 'sign-out',
+          'filter-form', 'filter-status', 'lookup-id', 'lookup',
+          'sort', 'from', 'to', 'search', 'search-go',
+          'select-page', 'confirm-min', 'confirm-preview',
+          'list', 'mark-spam',
+        ]);
       });
     }
   });

@@ -26,6 +26,11 @@ describe('the OpenAPI document with the review console on', () => {
         '/review/api/session',
         '/review/api/sign-out',
         '/review/api/undo',
+        '/review/api/list',
+        '/review/api/bulk/label',
+        '/review/api/bulk/confirm',
+        '/review/api/items/{id}/report',
+        '/review/api/dashboard',
         '/v1/verify',
       ].sort(),
     );
@@ -41,5 +46,8 @@ describe('the OpenAPI document with the review console on', () => {
     expect(label?.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
     const list = doc.paths['/review/api/items']?.get;
     expect(list?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'limit', 'offset', 'status']);
+    const search = doc.paths['/review/api/list']?.get;
+    expect(search?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'from', 'limit', 'offset', 'q', 'sort', 'status', 'to']);
+    expect(doc.paths['/review/api/bulk/label']?.post?.requestBody?.content['application/json']?.schema).toMatchObject({ required: ['ids', 'label'] });
   });
 });

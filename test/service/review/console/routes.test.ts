@@ -152,12 +152,17 @@ describe('from a verify request to the console', () => {
       fields: { message: 'Best casino bonus here' },
       verdict: { reasoning: 'Mentions a casino.' },
     });
-    // The confident legitimate one is not queued; support can still look its verdict up (without the fields).
+    // The confident legitimate one is not queued, but its fields are kept for a few days: a moderator can report it as a miss.
     await until(async () => (await f.review.store.items.get('acme', cleanId)) !== undefined, 'verdict kept for look-up');
     const looked = await f.app.inject({ method: 'GET', url: `/review/api/items/${cleanId}`, headers: { cookie } });
-    expect(looked.json<{ queued: boolean; item: { fields: unknown; verdict: { status: string } } }>()).toMatchObject({ queued: false, item: { fields: {}, verdict: { status: 'legitimate' } } });
+    expect(looked.json<{ queued: boolean; fieldsKept: boolean; item: { fields: unknown; verdict: { status: string } } }>()).toMatchObject({
+      queued: false,
+      fieldsKept: true,
+      item: { fields: { message: 'Can I get a quote?' }, verdict: { status: 'legitimate' } },
+    });
     const label = await f.app.inject({ method: 'POST', url: `/review/api/items/${cleanId}/label`, headers: { ...json, cookie }, payload: { label: 'spam' } });
-    expect(label.statusCode).toBe(404);
+    expect(label.statusCode).toBe(200);
+    expect(await f.review.store.labels.getLabel('acme', cleanId)).toMatchObject({ label: 'spam', modelStatus: 'legitimate', fields: { message: 'Can I get a quote?' } });
     expect((await f.review.store.items.counts('acme')).pending).toBeGreaterThan(0);
     expect((await f.review.store.items.listPending('acme', {}, 0, 200)).some((i) => i.submissionId === cleanId)).toBe(false);
   });

@@ -20,6 +20,7 @@ function start(url: string): Review {
       REVIEW_BAND: 0.75,
       REVIEW_SAMPLE_RATE: 0,
       REVIEW_RETENTION_DAYS: 30,
+      REVIEW_KEEP_FIELDS_DAYS: 3,
       REVIEW_SPOOL_DIR: spool.dir,
       REVIEW_SPOOL_MAX_BYTES: 8 * 1024 * 1024,
       REVIEW_MAX_FIELD_BYTES: 2048,
