@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { capFields } from './fields.ts';
 import type { ReviewJob, ReviewSink } from './job-schema.ts';
-import type { ReviewMetrics } from '../metrics.ts';
+import type { DROP_REASONS, ReviewMetrics } from '../metrics.ts';
 import { reviewReason, type ReviewPolicy } from './policy.ts';
 import { jobOptions } from './queue.ts';
 import type { ReviewSpool } from './spool.ts';
@@ -26,7 +26,12 @@ export interface QueueSinkOptions {
   readonly now?: () => number;
   /** Keeps the verdict of a submission that is not queued, best effort (for support look-ups). */
   readonly remember?: (job: ReviewJob) => Promise<void>;
+  /** At most one "jobs dropped" log line per this many ms (the metric counts every one). */
+  readonly dropLogIntervalMs?: number;
 }
+
+/** Why a flagged job was lost: the spool's byte bound, a failed spool write (disk full, I/O error), anything else. */
+export type DropReason = (typeof DROP_REASONS)[number];
 
 export class TimeoutError extends Error {
   override name = 'TimeoutError';
@@ -43,6 +48,7 @@ export class QueueReviewSink implements ReviewSink {
   readonly #timer: NodeJS.Timeout;
   readonly #onReady = () => void this.drain();
   #closed = false;
+  readonly #dropLog = { at: -Infinity, count: 0 };
   #drain: Promise<void> | undefined;
 
   constructor(options: QueueSinkOptions) {
@@ -63,7 +69,7 @@ export class QueueReviewSink implements ReviewSink {
       }
       const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.#send(job))
-        .catch((err: unknown) => this.#o.log.error({ err, submissionId: job.submissionId }, 'review: job lost'))
+        .catch((err: unknown) => this.#dropped(job, 'error', (err as NodeJS.ErrnoException).code ?? (err as Error).name))
         .finally(() => this.#inFlight.delete(p));
       this.#inFlight.add(p);
     } catch (err) {
@@ -128,14 +134,29 @@ export class QueueReviewSink implements ReviewSink {
       await this.#add(job);
       this.#o.metrics.queued.inc();
     } catch (err) {
-      if (await this.#o.spool.append(job)) {
+      const spooled = await this.#o.spool.append(job);
+      if (spooled.ok) {
         this.#o.metrics.spooled.inc();
         this.#o.log.debug({ submissionId: job.submissionId, err: (err as Error).message }, 'review: job spooled');
       } else {
-        this.#o.metrics.dropped.inc();
-        this.#o.log.error({ submissionId: job.submissionId, spoolDir: this.#o.spool.dir }, 'review: spool full, job dropped');
+        this.#dropped(job, spooled.reason, spooled.code);
       }
     }
+  }
+
+  /** Counts a lost job by reason, and logs it at most once per interval with how many went since (ids only, no content). */
+  #dropped(job: ReviewJob, reason: DropReason, code?: string): void {
+    this.#o.metrics.dropped.inc({ reason });
+    const now = Date.now();
+    const log = this.#dropLog;
+    log.count++;
+    if (now - log.at < (this.#o.dropLogIntervalMs ?? 10_000)) return;
+    this.#o.log.error(
+      { reason, ...(code === undefined ? {} : { code }), dropped: log.count, lastSubmissionId: job.submissionId, spoolDir: this.#o.spool.dir },
+      'review: jobs dropped (neither queued nor spooled)',
+    );
+    log.at = now;
+    log.count = 0;
   }
 
   async #add(job: ReviewJob): Promise<void> {
