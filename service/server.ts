@@ -104,7 +104,11 @@ async function main(env: Env): Promise<void> {
   if (admin === undefined) log.info('ADMIN_PORT is off: /metrics and /docs are served nowhere');
   await app.listen({ port: env.PORT, host: env.HOST });
   classifier.then(
-    (c) => log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready'),
+    (c) => {
+      log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready');
+      // Exports from before digests still load (they served before); that they cannot be checked is said once.
+      if (c.manifest.modelFiles === undefined) log.warn({ modelVersion: c.modelVersion }, 'model files carry no digests (an export from before they were recorded): a corrupted file would go unnoticed; retrain to add them');
+    },
     async (err: unknown) => {
       log.fatal({ err }, 'model failed to load; stopping');
       await flushLogs();
