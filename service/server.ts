@@ -1,7 +1,7 @@
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
 import { buildAdminApp } from './admin.ts';
 import { buildApp } from './app.ts';
 import { loadClassifier } from '../core/classifier/load.ts';
@@ -11,6 +11,7 @@ import { createDestination, createLogger, guardedFlush } from './config/logger.t
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
+import { CircuitBreaker } from './resilience/breaker.ts';
 import { TenantsError } from './tenants/compile.ts';
 import { TenantsStore } from './tenants/store.ts';
 
@@ -47,6 +48,23 @@ async function main(env: Env): Promise<void> {
       throw new ConfigError(refused.message);
     }
   }
+  const metricsRegistry = new Registry();
+  const breakerOpen = new Gauge({ name: 'formguard_redis_breaker_open', help: 'Whether calls to Redis go straight to their fallback (1) after a run of slow or failed ones', registers: [metricsRegistry] });
+  // One breaker for the one Redis server: the rate limit, the failed-key guard and the review queue add.
+  const breaker =
+    redis === undefined
+      ? undefined
+      : new CircuitBreaker({
+          failures: env.REDIS_BREAKER_FAILURES,
+          callTimeoutMs: env.REDIS_BREAKER_TIMEOUT_MS,
+          openMs: env.REDIS_BREAKER_OPEN_MS,
+          probe: () => (redis as CheckedRedis).ping(),
+          onChange: (state, reason) => {
+            breakerOpen.set(state === 'open' ? 1 : 0);
+            if (state === 'open') log.warn({ reason }, 'redis: circuit open; rate limits count in memory and review items go to the spool until Redis answers a probe');
+            else log.info({ reason }, 'redis: circuit closed; Redis answers again');
+          },
+        });
   let lastLimiterWarn = 0;
   const rateLimiter =
     redis === undefined
@@ -54,6 +72,7 @@ async function main(env: Env): Promise<void> {
       : new RedisRateLimiter(redis, {
           prefix: env.RATE_LIMIT_PREFIX,
           fallback: new MemoryRateLimiter(),
+          ...(breaker === undefined ? {} : { breaker }),
           onError: (err) => {
             if (Date.now() - lastLimiterWarn < 10_000) return;
             lastLimiterWarn = Date.now();
@@ -62,23 +81,26 @@ async function main(env: Env): Promise<void> {
         });
   if (redis === undefined) log.info('REDIS_URL is not set: rate limits are counted per process, and the review queue is off (no /review console)');
 
-  const metricsRegistry = new Registry();
   const review =
     redisUrl === undefined
       ? undefined
-      : (await import('./review/setup.ts')).startReview({ env: { ...env, REDIS_URL: redisUrl }, log, moderators: tenants, registry: metricsRegistry });
+      : (await import('./review/setup.ts')).startReview({ env: { ...env, REDIS_URL: redisUrl }, log, moderators: tenants, registry: metricsRegistry, ...(breaker === undefined ? {} : { breaker }) });
 
   const app = await buildApp({
     tenants,
     classifier,
     rateLimiter,
     ...(redis === undefined ? {} : { redis }),
+    ...(review === undefined ? {} : { redisDetail: () => ({ redisPersistence: review.persistence() ?? 'unknown' }) }),
     logger: log,
     bodyLimit: env.BODY_LIMIT,
     trustProxy: env.TRUST_PROXY,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     keyFailureRule: { max: env.KEY_FAILURE_MAX, windowMs: env.KEY_FAILURE_WINDOW_SECONDS * 1000, algorithm: 'fixed' },
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: env.MAX_EVENT_LOOP_UTILIZATION,
+    maxVerifyInFlight: env.MAX_VERIFY_IN_FLIGHT,
+    maxVerifyWaitMs: env.MAX_VERIFY_WAIT_MS,
     metricsRegistry,
     collectDefaultMetrics: true,
     ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes }),
@@ -93,6 +115,7 @@ async function main(env: Env): Promise<void> {
     await app.close();
     await review?.close();
     await rateLimiter.close();
+    breaker?.close();
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());
     log.info('stopped');

@@ -10,6 +10,8 @@ export interface HealthOptions {
   readonly model: ModelSlot;
   readonly redis?: HealthRedis | undefined;
   readonly redisTimeoutMs?: number;
+  /** More to say about Redis in /readyz (its persistence), without making the instance unready. */
+  readonly redisDetail?: (() => Record<string, unknown>) | undefined;
 }
 
 async function redisAnswers(redis: Redis, timeoutMs: number): Promise<boolean> {
@@ -57,7 +59,7 @@ export default fp<HealthOptions>(
       const state = opts.model.state;
       if (state.kind === 'loading') problems.push('model is loading');
       if (state.kind === 'failed') problems.push('model failed to load');
-      const redisState = redis === undefined ? {} : await redisHealth(redis, timeoutMs);
+      const redisState = redis === undefined ? {} : { ...(await redisHealth(redis, timeoutMs)), ...opts.redisDetail?.() };
       if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems, ...redisState });
       return { status: 'ready', modelVersion: opts.model.classifier?.modelVersion, ...redisState };
     });

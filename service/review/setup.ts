@@ -14,6 +14,8 @@ import { SessionStore } from './console/sessions.ts';
 import { QueueReviewSink } from './intake/sink.ts';
 import { ReviewSpool } from './intake/spool.ts';
 import { ReviewStore } from './store/review-store.ts';
+import { PersistenceWatch, type Persistence } from './persistence.ts';
+import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { Queue } from 'bullmq';
 
 export const SESSION_TTL_SECONDS = 12 * 3600;
@@ -34,6 +36,8 @@ export interface Review {
   readonly sink: QueueReviewSink;
   readonly routes: FastifyPluginAsync;
   readonly store: ReviewStore;
+  /** Redis persistence found at the last (re)connection: whether review items survive a Redis restart. */
+  persistence(): Persistence | undefined;
   /** Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. */
   close(): Promise<void>;
 }
@@ -47,6 +51,8 @@ export interface ReviewSetup {
   /** Run the ingest worker in this process (default true). */
   readonly worker?: boolean;
   readonly random?: () => number;
+  /** The service's Redis circuit breaker: while open, jobs go to the spool without waiting on Redis. */
+  readonly breaker?: CircuitBreaker;
 }
 
 /**
@@ -69,6 +75,7 @@ export function startReview(setup: ReviewSetup): Review {
     metrics: reviewMetrics(setup.registry),
     log,
     remember: (job) => store.items.remember(job),
+    ...(setup.breaker === undefined ? {} : { breaker: setup.breaker }),
     ...(setup.random === undefined ? {} : { random: setup.random }),
   });
   let workerRedis: Redis | undefined;
@@ -85,14 +92,17 @@ export function startReview(setup: ReviewSetup): Review {
   redis.once('ready', sweep);
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  const persistence = new PersistenceWatch(redis, log, setup.registry);
   const routes = reviewRoutes({ store, sessions: new SessionStore(redis, store.keys, SESSION_TTL_SECONDS), moderators: setup.moderators, log });
   log.info({ band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE, retentionDays: env.REVIEW_RETENTION_DAYS }, 'review queue is on (console at /review when moderators are configured)');
   return {
     sink,
     routes,
     store,
+    persistence: () => persistence.mode,
     async close() {
       clearInterval(sweeper);
+      persistence.close();
       await sink.close();
       await closeQuietly(worker, queue);
       redis.disconnect();

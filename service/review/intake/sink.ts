@@ -7,6 +7,7 @@ import type { DROP_REASONS, ReviewMetrics } from '../metrics.ts';
 import { reviewReason, type ReviewPolicy } from './policy.ts';
 import { jobOptions } from './queue.ts';
 import type { ReviewSpool } from './spool.ts';
+import type { CircuitBreaker } from '../../resilience/breaker.ts';
 
 export interface QueueSinkOptions {
   readonly queue: Queue<ReviewJob>;
@@ -26,6 +27,8 @@ export interface QueueSinkOptions {
   readonly now?: () => number;
   /** Keeps the verdict of a submission that is not queued, best effort (for support look-ups). */
   readonly remember?: (job: ReviewJob) => Promise<void>;
+  /** Shared with the rate limiter: while Redis is known hung, jobs go to the spool without a wait. */
+  readonly breaker?: CircuitBreaker;
   /** At most one "jobs dropped" log line per this many ms (the metric counts every one). */
   readonly dropLogIntervalMs?: number;
 }
@@ -85,7 +88,7 @@ export class QueueReviewSink implements ReviewSink {
   /** Sends the spool if Redis is up; concurrent calls share one drain. */
   drain(): Promise<void> {
     if (this.#drain !== undefined) return this.#drain;
-    if (this.#o.connection.status !== 'ready') return Promise.resolve();
+    if (this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) return Promise.resolve();
     const cutoff = (this.#o.now ?? Date.now)() - this.#o.retentionMs;
     this.#drain = this.#o.spool
       .drain(
@@ -116,7 +119,7 @@ export class QueueReviewSink implements ReviewSink {
   /** Best effort and never spooled: a look-up aid, not review data. Skipped while Redis is down. */
   #remember(job: ReviewJob): void {
     const remember = this.#o.remember;
-    if (remember === undefined || this.#o.connection.status !== 'ready') return;
+    if (remember === undefined || this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) return;
     setImmediate(() => {
       remember(job).catch((err: unknown) => this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up'));
     });
@@ -161,6 +164,22 @@ export class QueueReviewSink implements ReviewSink {
 
   async #add(job: ReviewJob): Promise<void> {
     if (this.#o.connection.status !== 'ready') throw new Error('Redis not connected');
+    const breaker = this.#o.breaker;
+    if (breaker !== undefined) {
+      if (breaker.isOpen) throw new Error('Redis circuit open');
+      try {
+        await this.#addBounded(job);
+        breaker.succeeded();
+      } catch (err) {
+        breaker.failed(err instanceof TimeoutError ? 'slow' : 'error');
+        throw err;
+      }
+      return;
+    }
+    await this.#addBounded(job);
+  }
+
+  async #addBounded(job: ReviewJob): Promise<void> {
     const ms = this.#o.addTimeoutMs ?? 1_000;
     let timer: NodeJS.Timeout | undefined;
     try {
