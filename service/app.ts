@@ -15,6 +15,7 @@ import { CONSOLE_PREFIX } from './review/console/headers.ts';
 import type { RateLimiter, RateRule } from './rate-limit/types.ts';
 import type { ReviewSink } from './review/intake/job-schema.ts';
 import type { TenantsSource } from './tenants/store.ts';
+import { keySetEpoch } from './tenants/key-set.ts';
 import { KeyGuard } from './verify/key-guard.ts';
 import { ModelSlot } from './verify/model-slot.ts';
 import verify from './verify/plugin.ts';
@@ -106,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const model = new ModelSlot(deps.classifier);
   const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
-  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE);
+  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE, Date.now, () => keySetEpoch(deps.tenants.current));
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
 
   // JSON only: the spec's one content type, in UTF-8; anything else is a 415, not a 400.
