@@ -109,6 +109,8 @@ export const envSchema = z.object({
   REVIEW_SPOOL_DIR: unsetIfEmpty(z.string().min(1).default('.spool')),
   REVIEW_SPOOL_MAX_BYTES: number(64 * 1024 * 1024).pipe(z.number().int().positive()),
   REVIEW_MAX_FIELD_BYTES: number(16 * 1024).pipe(z.number().int().positive()),
+  REVIEW_CAMPAIGN_WINDOW_SECONDS: number(600).pipe(z.number().int().min(0)),
+  REVIEW_MAX_PENDING: number(10_000).pipe(z.number().int().min(0)),
   BULLMQ_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard')),
 });
 

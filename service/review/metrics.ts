@@ -9,6 +9,8 @@ export interface ReviewMetrics {
   readonly spooled: Counter;
   /** Jobs lost, by reason: the spool's bound reached, a spool write failed (disk full, I/O), anything else. */
   readonly dropped: Counter<'reason'>;
+  /** Pending items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first). */
+  readonly evicted: Counter;
 }
 
 function counter<L extends string = string>(registry: Registry, name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
@@ -26,5 +28,6 @@ export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetri
     queued: counter(registry, 'formguard_review_queued_total', 'Review jobs added to the queue'),
     spooled: counter(registry, 'formguard_review_spooled_total', 'Review jobs written to the local spool while Redis was unreachable'),
     dropped,
+    evicted: counter(registry, 'formguard_review_evicted_total', 'Pending review items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first)'),
   };
 }

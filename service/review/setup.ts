@@ -30,7 +30,8 @@ export type ReviewEnv = { readonly REDIS_URL: string } & Pick<
   | 'REVIEW_SPOOL_MAX_BYTES'
   | 'REVIEW_MAX_FIELD_BYTES'
   | 'BULLMQ_PREFIX'
->;
+> &
+  Partial<Pick<Env, 'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING'>>;
 
 export interface Review {
   readonly sink: QueueReviewSink;
@@ -62,7 +63,14 @@ export interface ReviewSetup {
 export function startReview(setup: ReviewSetup): Review {
   const { env, log } = setup;
   const redis = commandConnection(env.REDIS_URL, log);
-  const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS });
+  const metrics = reviewMetrics(setup.registry);
+  const store = new ReviewStore(redis, {
+    prefix: env.BULLMQ_PREFIX,
+    retentionDays: env.REVIEW_RETENTION_DAYS,
+    campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? 600) * 1000,
+    maxPending: env.REVIEW_MAX_PENDING ?? 10_000,
+    onEvicted: (n) => metrics.evicted.inc(n),
+  });
   const queue = reviewQueue(redis, env.BULLMQ_PREFIX);
   queue.on('error', (err) => log.debug({ err: err.message }, 'review queue error'));
   const sink = new QueueReviewSink({
@@ -72,7 +80,7 @@ export function startReview(setup: ReviewSetup): Review {
     policy: { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE },
     maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
     retentionMs: store.retentionMs,
-    metrics: reviewMetrics(setup.registry),
+    metrics,
     log,
     remember: (job) => store.items.remember(job),
     ...(setup.breaker === undefined ? {} : { breaker: setup.breaker }),

@@ -8,6 +8,12 @@ export const DAY_MS = 86_400_000;
 export interface StoreOptions {
   readonly prefix: string;
   readonly retentionDays: number;
+  /** Identical submissions to one account within this window become one item (a campaign); 0: never merged. */
+  readonly campaignWindowMs?: number;
+  /** Most pending items one account keeps; older low-value ones are evicted past it. 0: no cap. */
+  readonly maxPending?: number;
+  /** Told how many items each ingest evicted (for the metric). */
+  readonly onEvicted?: (count: number) => void;
   readonly now?: () => number;
 }
 
@@ -16,11 +22,17 @@ export class StoreContext {
   readonly keys: ReviewKeys;
   readonly retentionMs: number;
   readonly now: () => number;
+  readonly campaignWindowMs: number;
+  readonly maxPending: number;
+  readonly onEvicted: (count: number) => void;
 
   constructor(
     readonly redis: Redis,
     opts: StoreOptions,
   ) {
+    this.campaignWindowMs = opts.campaignWindowMs ?? 0;
+    this.maxPending = opts.maxPending ?? 0;
+    this.onEvicted = opts.onEvicted ?? (() => undefined);
     this.keys = new ReviewKeys(opts.prefix);
     this.retentionMs = Math.round(opts.retentionDays * DAY_MS);
     this.now = opts.now ?? Date.now;

@@ -2,8 +2,15 @@ import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { DAY_MS, type StoreContext } from './context.ts';
 import { SCRIPTS } from './scripts.ts';
+import { fingerprint } from './fingerprint.ts';
 
-export type IngestResult = 'stored' | 'duplicate' | 'expired';
+export type IngestResult = 'stored' | 'merged' | 'duplicate' | 'expired';
+
+/** A campaign: the submissions merged into one item, its own included. */
+export interface Campaign {
+  readonly count: number;
+  readonly submissionIds: readonly string[];
+}
 
 export interface ListFilter {
   readonly formId?: string | undefined;
@@ -35,18 +42,31 @@ export class ItemStore {
     await redis.sadd(keys.accounts(), job.accountId);
     const r = await redis.eval(
       SCRIPTS.ingest,
-      6,
+      7,
       k.item(job.submissionId),
       ...k.pendingAll(job.formId, job.verdict.status),
       k.forms(),
+      k.fingerprint(fingerprint(job)),
       JSON.stringify(job),
       Date.parse(job.receivedAt),
       this.ctx.expiresAt(job.receivedAt),
       job.submissionId,
       job.formId,
       this.ctx.now(),
+      this.ctx.campaignWindowMs,
+      k.base,
     );
-    return r === 1 ? 'stored' : r === 0 ? 'duplicate' : 'expired';
+    if (r === 1 && this.ctx.maxPending > 0) {
+      const evicted = Number(await redis.eval(SCRIPTS.evict, 3, k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), this.ctx.maxPending, k.base));
+      if (evicted > 0) this.ctx.onEvicted(evicted);
+    }
+    return r === 1 ? 'stored' : r === 2 ? 'merged' : r === 0 ? 'duplicate' : 'expired';
+  }
+
+  /** The submissions merged into this item (itself first), or a campaign of one. */
+  async campaign(accountId: string, submissionId: string): Promise<Campaign> {
+    const others = (await this.ctx.redis.smembers(this.ctx.keys.forAccount(accountId).campaign(submissionId))).sort();
+    return { count: others.length + 1, submissionIds: [submissionId, ...others] };
   }
 
   /** Pending items, oldest first. */
