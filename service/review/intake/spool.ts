@@ -198,6 +198,10 @@ export class ReviewSpool {
 async function wholeLines(handle: FileHandle): Promise<number> {
   const size = (await handle.stat()).size;
   if (size === 0) return 0;
+  // The common case, one byte read: the file ends with a newline.
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return size;
   const window = Buffer.alloc(Math.min(size, 64 * 1024));
   let end = size;
   while (end > 0) {
