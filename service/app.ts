@@ -16,6 +16,7 @@ import type { RateLimiter, RateRule } from './rate-limit/types.ts';
 import type { ReviewSink } from './review/intake/job-schema.ts';
 import type { TrafficRecorder } from './review/dashboard/traffic.ts';
 import type { TenantsSource } from './tenants/store.ts';
+import { keySetEpoch } from './tenants/key-set.ts';
 import { KeyGuard } from './verify/key-guard.ts';
 import type { ServingFollower } from './models/serving-follower.ts';
 import { DEFAULT_SHADOW_SAMPLE_RATE } from './config/env.ts';
@@ -33,6 +34,8 @@ export interface AppDeps {
   readonly rateLimiter?: RateLimiter;
   /** Only for /readyz and formguard_redis_up; the caller owns and closes it. */
   readonly redis?: HealthRedis;
+  /** More about Redis for /readyz (e.g. its persistence). */
+  readonly redisDetail?: () => Record<string, unknown>;
   readonly logger?: Logger | boolean;
   readonly bodyLimit?: number;
   /** TRUST_PROXY as parsed: false, true (every hop), { hops } or { proxies }. */
@@ -42,6 +45,12 @@ export interface AppDeps {
   /** Failed API-key checks allowed per client IP and window. */
   readonly keyFailureRule?: RateRule;
   readonly maxEventLoopDelayMs?: number;
+  /** Share of time the event loop may be busy (0 to 1) before verify sheds; 0 turns the check off. */
+  readonly maxEventLoopUtilization?: number;
+  /** Verify requests worked on at once; the next ones wait (body unread) for a slot; 0: no limit. */
+  readonly maxVerifyInFlight?: number;
+  /** Longest a verify request waits for one of those before it is shed (ms). */
+  readonly maxVerifyWaitMs?: number;
   readonly metricsRegistry?: Registry;
   readonly collectDefaultMetrics?: boolean;
   readonly reviewSink?: ReviewSink;
@@ -56,6 +65,16 @@ export interface AppDeps {
 }
 
 export const DEFAULT_KEY_FAILURE_RULE: RateRule = Object.freeze({ max: 20, windowMs: 60_000, algorithm: 'fixed' });
+/**
+ * How often event-loop delay and utilisation are sampled: as often as the delay limit, so a burst is seen within it.
+ * Not more often: a sample with no timer tick in it (the loop blocked throughout) reads as an infinite delay, which
+ * is only true of a block longer than the limit.
+ */
+function pressureSampleMs(maxDelayMs: number): number {
+  return Math.min(1000, Math.max(100, maxDelayMs));
+}
+/** A verify request still waiting for its body after this stops counting against MAX_VERIFY_IN_FLIGHT. */
+const STALLED_BODY_MS = 1000;
 /** REQUEST_TIMEOUT_MS's default, also used when the caller passes none. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -101,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if ((deps.classifier === undefined) === (deps.serving === undefined)) throw new TypeError('buildApp needs a classifier or a serving follower, not both');
   const model = deps.serving?.slot ?? new ModelSlot(deps.classifier as Classifier | Promise<Classifier>);
   const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
-  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE);
+  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE, Date.now, () => keySetEpoch(deps.tenants.current));
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
 
   // JSON only: the spec's one content type, in UTF-8; anything else is a 415, not a 400.
@@ -114,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(drain);
   await app.register(metrics, { registry: deps.metricsRegistry, collectDefault: deps.collectDefaultMetrics ?? false });
   await app.register(openApi);
-  await app.register(health, { model, redis: deps.redis });
+  await app.register(health, { model, redis: deps.redis, redisDetail: deps.redisDetail });
   await app.register(verify, {
     deps: {
       tenants: deps.tenants,
@@ -127,6 +146,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       log: app.log,
     },
     maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
+    maxEventLoopUtilization: deps.maxEventLoopUtilization ?? 0,
+    maxInFlight: deps.maxVerifyInFlight ?? 0,
+    maxWaitMs: deps.maxVerifyWaitMs ?? 1000,
+    pressureSampleMs: pressureSampleMs(deps.maxEventLoopDelayMs ?? 1000),
+    stallMs: STALLED_BODY_MS,
   });
   if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: CONSOLE_PREFIX });
 

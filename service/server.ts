@@ -2,7 +2,8 @@ import cluster from 'node:cluster';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { LinearClassifier } from '../core/classifier/linear-classifier.ts';
 import { buildAdminApp, buildAdminServer } from './admin.ts';
 import { buildApp } from './app.ts';
 import { ServingFollower } from './models/serving-follower.ts';
@@ -13,6 +14,7 @@ import { createDestination, createLogger, guardedFlush } from './config/logger.t
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
+import { CircuitBreaker } from './resilience/breaker.ts';
 import { TenantsError } from './tenants/compile.ts';
 import { TenantsStore } from './tenants/store.ts';
 import { onDrainRequest, reportToPrimary, runPrimary, STARTUP_FAILED_EXIT_CODE, WORKER_SLOT_VARIABLE } from './workers.ts';
@@ -63,6 +65,23 @@ async function main(env: Env): Promise<void> {
     redis = createRedisClient(target, log);
     log.info({ redis: describeRedis(target) }, 'using a Redis Cluster');
   }
+  const metricsRegistry = new Registry();
+  const breakerOpen = new Gauge({ name: 'formguard_redis_breaker_open', help: 'Whether calls to Redis go straight to their fallback (1) after a run of slow or failed ones', registers: [metricsRegistry] });
+  // One breaker for the one Redis server: the rate limit, the failed-key guard and the review queue add.
+  const breaker =
+    redis === undefined
+      ? undefined
+      : new CircuitBreaker({
+          failures: env.REDIS_BREAKER_FAILURES,
+          callTimeoutMs: env.REDIS_BREAKER_TIMEOUT_MS,
+          openMs: env.REDIS_BREAKER_OPEN_MS,
+          probe: () => (redis as RedisClient).ping(),
+          onChange: (state, reason) => {
+            breakerOpen.set(state === 'open' ? 1 : 0);
+            if (state === 'open') log.warn({ reason }, 'redis: circuit open; rate limits count in memory and review items go to the spool until Redis answers a probe');
+            else log.info({ reason }, 'redis: circuit closed; Redis answers again');
+          },
+        });
   let lastLimiterWarn = 0;
   const rateLimiter =
     redis === undefined
@@ -70,6 +89,7 @@ async function main(env: Env): Promise<void> {
       : new RedisRateLimiter(redis, {
           prefix: env.RATE_LIMIT_PREFIX,
           fallback: new MemoryRateLimiter(),
+          ...(breaker === undefined ? {} : { breaker }),
           onError: (err) => {
             if (Date.now() - lastLimiterWarn < 10_000) return;
             lastLimiterWarn = Date.now();
@@ -84,7 +104,6 @@ async function main(env: Env): Promise<void> {
     );
   }
 
-  const metricsRegistry = new Registry();
   // One spool folder per worker: a spool is one process's file (a drain renames it aside while appends go on).
   const spoolDir = workerSlot === undefined ? env.REVIEW_SPOOL_DIR : path.join(env.REVIEW_SPOOL_DIR, `worker-${workerSlot}`);
   const reviewEnv = { ...env, REVIEW_SPOOL_DIR: spoolDir };
@@ -97,6 +116,7 @@ async function main(env: Env): Promise<void> {
           moderators: tenants,
           registry: metricsRegistry,
           accountPolicy: (accountId) => tenants.current.accounts.get(accountId)?.review,
+          ...(breaker === undefined ? {} : { breaker }),
         });
 
   const app = await buildApp({
@@ -104,12 +124,16 @@ async function main(env: Env): Promise<void> {
     serving,
     rateLimiter,
     ...(redis === undefined ? {} : { redis }),
+    ...(review === undefined ? {} : { redisDetail: () => ({ redisPersistence: review.persistence() ?? 'unknown' }) }),
     logger: log,
     bodyLimit: env.BODY_LIMIT,
     trustProxy: env.TRUST_PROXY,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     keyFailureRule: { max: env.KEY_FAILURE_MAX, windowMs: env.KEY_FAILURE_WINDOW_SECONDS * 1000, algorithm: 'fixed' },
     maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: env.MAX_EVENT_LOOP_UTILIZATION,
+    maxVerifyInFlight: env.MAX_VERIFY_IN_FLIGHT,
+    maxVerifyWaitMs: env.MAX_VERIFY_WAIT_MS,
     metricsRegistry,
     collectDefaultMetrics: true,
     ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic }),
@@ -129,6 +153,7 @@ async function main(env: Env): Promise<void> {
     await app.close();
     await review?.close();
     await rateLimiter.close();
+    breaker?.close();
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());
     log.info('stopped');
@@ -148,7 +173,11 @@ async function main(env: Env): Promise<void> {
   if (admin === undefined && env.ADMIN_PORT === 'off') log.info('ADMIN_PORT is off: /metrics and /docs are served nowhere');
   await app.listen({ port: env.PORT, host: env.HOST });
   classifier.then(
-    (c) => log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready'),
+    (c) => {
+      log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready');
+      // Exports from before digests still load (they served before); that they cannot be checked is said once.
+      if (c instanceof LinearClassifier && c.manifest.modelFiles === undefined) log.warn({ modelVersion: c.modelVersion }, 'model files carry no digests (an export from before they were recorded): a corrupted file would go unnoticed; retrain to add them');
+    },
     async (err: unknown) => {
       log.fatal({ err }, 'model failed to load; stopping');
       await flushLogs();

@@ -147,9 +147,9 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const model = buildLayersModel(extractor.dimension, dequantize(main.weights), main.bias);
   const dir = path.join(opts.outDir, version);
   const final: Manifest = { ...manifest, trainingSeconds: Math.round((performance.now() - started) / 100) / 10 };
-  await exportModel(dir, model, final, renderReport(final), main.weights);
+  const written = await exportModel(dir, model, final, renderReport(final), main.weights);
   model.dispose();
-  return { manifest: final, dir, test: split.test, labelsContradictingData: split.labelsContradictingData };
+  return { manifest: written, dir, test: split.test, labelsContradictingData: split.labelsContradictingData };
 }
 
 /** Each out-of-fold fold must hold both classes, or the calibration, the threshold and every figure are meaningless. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -90,20 +91,46 @@ export async function loadModelFolder(dir: string): Promise<LinearClassifier> {
   const manifest = await readManifest(dir);
   checkFeatureVersion(manifest);
   const extractor = new FeatureExtractor(manifest.featureSettings);
-  const scorer = await readScorer(dir, extractor.dimension);
+  const scorer = await readScorer(dir, extractor.dimension, manifest.modelFiles);
   return new LinearClassifier(manifest, extractor, scorer);
 }
 
+type ModelFiles = Manifest['modelFiles'];
+
+/** Holds a file's bytes to the digest its manifest records: a file changed since export is refused, by name. */
+function checkDigest(file: string, bytes: Buffer, files: ModelFiles): void {
+  if (files === undefined) return; // an export from before digests: the service warns that it cannot be checked
+  const name = path.basename(file);
+  const expected = files[name];
+  if (expected === undefined) throw new ModelLoadError(`${file} has no digest in manifest.json (modelFiles): refusing a model file that cannot be checked`);
+  const actual = createHash('sha256').update(bytes).digest('hex');
+  if (bytes.length !== expected.bytes || actual !== expected.sha256) {
+    throw new ModelLoadError(
+      `${file} does not match its digest in manifest.json (sha256 ${actual.slice(0, 12)}…, ${bytes.length} bytes; expected ${expected.sha256.slice(0, 12)}…, ${expected.bytes} bytes): the file changed after export; restore or retrain the model`,
+    );
+  }
+}
+
 /** Reads the TF.js layers files and keeps the three weight arrays the forward pass needs. */
-async function readScorer(dir: string, dimension: number): Promise<LinearScorer> {
+async function readScorer(dir: string, dimension: number, files: ModelFiles): Promise<LinearScorer> {
   let modelJson: z.infer<typeof modelJsonSchema>;
+  const modelJsonFile = path.join(dir, 'model.json');
+  const raw = await readWeightsFile(modelJsonFile);
+  checkDigest(modelJsonFile, raw, files);
   try {
-    modelJson = modelJsonSchema.parse(JSON.parse(await readFile(path.join(dir, 'model.json'), 'utf8')));
+    modelJson = modelJsonSchema.parse(JSON.parse(raw.toString('utf8')));
   } catch (e) {
     throw new ModelLoadError(`${path.join(dir, 'model.json')} is not a TF.js layers model this service reads (float32, hashed layer optionally uint8-quantized): ${(e as Error).message}`);
   }
   const group = modelJson.weightsManifest[0] as z.infer<typeof modelJsonSchema>['weightsManifest'][number];
-  const buffers = await Promise.all(group.paths.map((p) => readWeightsFile(path.join(dir, path.basename(p)))));
+  const buffers = await Promise.all(
+    group.paths.map(async (p) => {
+      const file = path.join(dir, path.basename(p));
+      const bytes = await readWeightsFile(file);
+      checkDigest(file, bytes, files);
+      return bytes;
+    }),
+  );
   const bytes = Buffer.concat(buffers);
   const arrays = new Map<string, HashedWeights>();
   let offset = 0;
@@ -130,7 +157,7 @@ async function readWeightsFile(file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelLoadError(`${file} is missing (model.json lists it)`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelLoadError(`${file} is missing${path.basename(file) === 'model.json' ? '' : ' (model.json lists it)'}`);
     throw new ModelLoadError(`cannot read ${file}: ${(e as Error).message}`);
   }
 }

@@ -63,5 +63,11 @@ export const manifestSchema = z.object({
   /** How weights.bin stores the hashed layer; absent in exports from before quantization (float32). */
   quantization: z.object({ hashedWeights: z.literal('uint8'), scale: z.number().positive() }).optional(),
   trainingSeconds: z.number(),
+  /**
+   * sha256 and size of every file the model is served from (model.json and the weight files it lists), so a file
+   * changed after export (a bad copy, a disk error, an edit) is refused at load instead of scoring with it. Absent
+   * in exports from before digests: such a model loads, with a warning that it cannot be checked.
+   */
+  modelFiles: z.record(z.string().regex(/^[^/\\]+$/), z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() })).optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;

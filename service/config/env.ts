@@ -147,6 +147,13 @@ export const envSchema = z.object({
   KEY_FAILURE_MAX: number(20).pipe(z.number().int().min(1)),
   KEY_FAILURE_WINDOW_SECONDS: number(60).pipe(z.number().int().min(1)),
   MAX_EVENT_LOOP_DELAY_MS: number(1000).pipe(z.number().int().min(0)),
+  MAX_EVENT_LOOP_UTILIZATION: number(0).pipe(z.number().min(0).max(1)),
+  MAX_VERIFY_IN_FLIGHT: number(16).pipe(z.number().int().min(0)),
+  MAX_VERIFY_WAIT_MS: number(1000).pipe(z.number().int().min(1)),
+  // Redis circuit breaker (rate limit, failed-key guard, review queue add).
+  REDIS_BREAKER_FAILURES: number(3).pipe(z.number().int().min(1)),
+  REDIS_BREAKER_TIMEOUT_MS: number(50).pipe(z.number().int().min(1)),
+  REDIS_BREAKER_OPEN_MS: number(1000).pipe(z.number().int().min(1)),
   SHUTDOWN_GRACE_MS: number(10_000).pipe(z.number().int().min(0)),
   // Review queue (only with REDIS_URL or REDIS_CLUSTER_NODES).
   REVIEW_BAND: number(0.75).pipe(z.number().min(0).max(1)),
@@ -157,6 +164,8 @@ export const envSchema = z.object({
   REVIEW_SPOOL_DIR: unsetIfEmpty(z.string().min(1).default('.spool')),
   REVIEW_SPOOL_MAX_BYTES: number(64 * 1024 * 1024).pipe(z.number().int().positive()),
   REVIEW_MAX_FIELD_BYTES: number(16 * 1024).pipe(z.number().int().positive()),
+  REVIEW_CAMPAIGN_WINDOW_SECONDS: number(600).pipe(z.number().int().min(0)),
+  REVIEW_MAX_PENDING: number(10_000).pipe(z.number().int().min(0)),
   BULLMQ_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard')),
 });
 

@@ -10,6 +10,8 @@ export interface HealthOptions {
   readonly model: ModelSlot;
   readonly redis?: HealthRedis | undefined;
   readonly redisTimeoutMs?: number;
+  /** More to say about Redis in /readyz (its persistence), without making the instance unready. */
+  readonly redisDetail?: (() => Record<string, unknown>) | undefined;
 }
 
 async function redisAnswers(redis: RedisClient, timeoutMs: number): Promise<boolean> {
@@ -60,7 +62,7 @@ export default fp<HealthOptions>(
       const state = opts.model.state;
       if (state.kind === 'loading') problems.push('model is loading');
       if (state.kind === 'failed') problems.push('model failed to load');
-      const redisState = redis === undefined ? {} : await redisHealth(redis, timeoutMs);
+      const redisState = redis === undefined ? {} : { ...(await redisHealth(redis, timeoutMs)), ...opts.redisDetail?.() };
       if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems: [...problems, ...opts.model.problems], ...redisState });
       // A model the record names that cannot be loaded leaves the current one serving: ready, with the problem said.
       const later = opts.model.problems;

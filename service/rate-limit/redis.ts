@@ -1,4 +1,5 @@
 import type { RedisClient } from '../config/redis-target.ts';
+import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { MemoryRateLimiter } from './memory.ts';
 import type { RateDecision, RateLimiter, RateRule } from './types.ts';
 import { ALLOWED } from './types.ts';
@@ -32,6 +33,8 @@ export interface RedisRateLimiterOptions {
   /** Used while Redis fails, so limits still hold per instance instead of vanishing. */
   readonly fallback: MemoryRateLimiter;
   readonly onError?: (err: unknown) => void;
+  /** Bounds each hit and, after a few slow or failed ones, sends hits straight to the fallback for a while. */
+  readonly breaker?: CircuitBreaker;
   readonly now?: () => number;
 }
 
@@ -54,13 +57,22 @@ export class RedisRateLimiter implements RateLimiter {
     const index = Math.floor(now / rule.windowMs);
     const elapsed = now - index * rule.windowMs;
     const base = `${this.#options.prefix}:{${key}}:${rule.windowMs}:`;
-    let reply: [number, number, number];
-    try {
-      reply = await this.#hit(base + index, base + (index - 1), rule.max, rule.windowMs, elapsed, rule.algorithm);
-    } catch (err) {
-      this.#options.onError?.(err);
-      return this.#options.fallback.hitNow(key, rule);
+    const call = () => this.#hit(base + index, base + (index - 1), rule.max, rule.windowMs, elapsed, rule.algorithm);
+    let reply: [number, number, number] | undefined;
+    const breaker = this.#options.breaker;
+    if (breaker === undefined) {
+      try {
+        reply = await call();
+      } catch (err) {
+        this.#options.onError?.(err);
+      }
+    } else {
+      reply = await breaker.run(call, (err) => {
+        if (!breaker.isOpen) this.#options.onError?.(err);
+        return undefined;
+      });
     }
+    if (reply === undefined) return this.#options.fallback.hitNow(key, rule);
     const [allowed, prev, curr] = reply;
     return allowed === 1 ? ALLOWED : { allowed: false, retryAfterSeconds: retryAfterSeconds(rule, prev, curr, elapsed) };
   }

@@ -1,25 +1,33 @@
 import { Counter, register as defaultRegistry, type Registry } from 'prom-client';
 
+export const DROP_REASONS = ['spool_full', 'write_failed', 'error'] as const;
+
 export interface ReviewMetrics {
   /** Jobs added to the BullMQ queue (directly or from the spool). */
   readonly queued: Counter;
   /** Jobs written to the local spool because Redis did not answer. */
   readonly spooled: Counter;
-  /** Jobs lost because the spool was full. */
-  readonly dropped: Counter;
+  /** Jobs lost, by reason: the spool's bound reached, a spool write failed (disk full, I/O), anything else. */
+  readonly dropped: Counter<'reason'>;
+  /** Pending items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first). */
+  readonly evicted: Counter;
 }
 
-function counter(registry: Registry, name: string, help: string): Counter {
+function counter<L extends string = string>(registry: Registry, name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
   const existing = registry.getSingleMetric(name);
-  if (existing instanceof Counter) return existing;
-  return new Counter({ name, help, registers: [registry] });
+  if (existing instanceof Counter) return existing as Counter<L>;
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
 /** The review counters on the service's registry (prom-client's default one unless given); safe to call twice. */
 export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetrics {
+  const dropped = counter(registry, 'formguard_review_dropped_total', 'Review jobs lost (neither queued nor spooled), by reason: spool_full, write_failed, error', ['reason']);
+  // Every reason present from the start at 0: an alert on increase() sees the first loss, not a new series.
+  for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   return {
     queued: counter(registry, 'formguard_review_queued_total', 'Review jobs added to the queue'),
     spooled: counter(registry, 'formguard_review_spooled_total', 'Review jobs written to the local spool while Redis was unreachable'),
-    dropped: counter(registry, 'formguard_review_dropped_total', 'Review jobs dropped because the local spool was full'),
+    dropped,
+    evicted: counter(registry, 'formguard_review_evicted_total', 'Pending review items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first)'),
   };
 }

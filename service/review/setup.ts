@@ -14,6 +14,8 @@ import { SessionStore } from './console/sessions.ts';
 import { QueueReviewSink } from './intake/sink.ts';
 import { ReviewSpool } from './intake/spool.ts';
 import { ReviewStore } from './store/review-store.ts';
+import { PersistenceWatch, type Persistence } from './persistence.ts';
+import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { Queue } from 'bullmq';
 import { TrafficCounter } from './dashboard/traffic.ts';
 import type { ReviewPolicy } from './intake/policy.ts';
@@ -36,7 +38,8 @@ export type ReviewEnv = ReviewRedisEnv & Pick<
   | 'REVIEW_SPOOL_MAX_BYTES'
   | 'REVIEW_MAX_FIELD_BYTES'
   | 'BULLMQ_PREFIX'
->;
+> &
+  Partial<Pick<Env, 'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING'>>;
 
 export interface Review {
   readonly sink: QueueReviewSink;
@@ -44,6 +47,8 @@ export interface Review {
   readonly store: ReviewStore;
   /** Counts verify outcomes per account, form and day for the dashboard (the verify route records into it). */
   readonly traffic: TrafficCounter;
+  /** Redis persistence found at the last (re)connection: whether review items survive a Redis restart. */
+  persistence(): Persistence | undefined;
   /** Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. */
   close(): Promise<void>;
 }
@@ -59,6 +64,8 @@ export interface ReviewSetup {
   readonly random?: () => number;
   /** An account's own review band and sample rate (the tenants file's `review`). */
   readonly accountPolicy?: (accountId: string) => Partial<ReviewPolicy> | undefined;
+  /** The service's Redis circuit breaker: while open, jobs go to the spool without waiting on Redis. */
+  readonly breaker?: CircuitBreaker;
 }
 
 /**
@@ -69,8 +76,16 @@ export function startReview(setup: ReviewSetup): Review {
   const { env, log } = setup;
   const target = redisTarget(env) as RedisTarget;
   const redis = commandConnection(target, log);
+  const metrics = reviewMetrics(setup.registry);
   // The store's keys carry a hash tag per account (store/keys.ts); the queue's need one for the whole queue on a cluster.
-  const store = new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS, keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS });
+  const store = new ReviewStore(redis, {
+    prefix: env.BULLMQ_PREFIX,
+    retentionDays: env.REVIEW_RETENTION_DAYS,
+    keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
+    campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? 600) * 1000,
+    maxPending: env.REVIEW_MAX_PENDING ?? 10_000,
+    onEvicted: (n) => metrics.evicted.inc(n),
+  });
   const policy: ReviewPolicy = { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE };
   const policyFor = (accountId: string): ReviewPolicy => {
     const own = setup.accountPolicy?.(accountId);
@@ -88,9 +103,10 @@ export function startReview(setup: ReviewSetup): Review {
     ...(setup.accountPolicy === undefined ? {} : { accountPolicy: setup.accountPolicy }),
     maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
     retentionMs: store.retentionMs,
-    metrics: reviewMetrics(setup.registry),
+    metrics,
     log,
     remember: (job) => store.items.remember(job),
+    ...(setup.breaker === undefined ? {} : { breaker: setup.breaker }),
     ...(setup.random === undefined ? {} : { random: setup.random }),
   });
   let workerRedis: RedisClient | undefined;
@@ -107,6 +123,7 @@ export function startReview(setup: ReviewSetup): Review {
   redis.once('ready', sweep);
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  const persistence = new PersistenceWatch(redis, log, setup.registry);
   const routes = reviewRoutes({
     store,
     sessions: new SessionStore(redis, store.keys, SESSION_TTL_SECONDS),
@@ -123,8 +140,10 @@ export function startReview(setup: ReviewSetup): Review {
     routes,
     store,
     traffic,
+    persistence: () => persistence.mode,
     async close() {
       clearInterval(sweeper);
+      persistence.close();
       await sink.close();
       await traffic.close();
       await closeQuietly(worker, queue);

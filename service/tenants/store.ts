@@ -11,6 +11,17 @@ export interface TenantsSource {
 
 export type ReloadResult = { readonly kind: 'reloaded' } | { readonly kind: 'unchanged' } | { readonly kind: 'rejected'; readonly reason: string };
 
+/**
+ * Why an edit that leaves no account, or no API key, is refused: every client would get 401 (and soon 429 from the
+ * failed-key guard), which is far likelier a truncated write or a wrong file than an intent. To stop serving, stop
+ * the service; to take one account's access away, remove that account or its keys.
+ */
+function emptiedReason(t: Tenants): string | undefined {
+  if (t.accounts.size === 0) return 'the edit leaves no accounts, so every API key would be refused; refused as a mistake';
+  if (t.keys.size === 0) return 'the edit leaves no API keys, so every request would be refused; refused as a mistake';
+  return undefined;
+}
+
 /** Holds the tenants file's last good state and follows edits to it. */
 export class TenantsStore implements TenantsSource {
   #current: Tenants;
@@ -48,6 +59,8 @@ export class TenantsStore implements TenantsSource {
     let loaded: { tenants: Tenants; text: string };
     try {
       loaded = await loadTenantsFile(this.file);
+      const emptied = emptiedReason(loaded.tenants);
+      if (emptied !== undefined) throw new Error(`${this.file}: ${emptied}`);
     } catch (err) {
       const reason = (err as Error).message;
       // reason is the loader's message: places and kinds of errors, never the file's text (keys may be pasted there).

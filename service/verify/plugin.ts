@@ -4,6 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '../http/cors.ts';
 import { internalErrorBody, ms } from '../http/bodies.ts';
 import { lazyChildLoggerFactory } from '../http/lazy-request-logger.ts';
+import { Admission, type Ticket } from './admission.ts';
 import { answer } from './answer.ts';
 import { runChecks, type VerifyDeps } from './checks.ts';
 import { verifyRouteSchema } from './json-schema.ts';
@@ -15,7 +16,21 @@ export interface VerifyPluginOptions {
   readonly deps: VerifyDeps;
   /** 503 when the event loop lags more than this (ms); 0 turns the check off. */
   readonly maxEventLoopDelayMs: number;
+  /** 503 when the event loop was busy more than this share of the last sample (0 to 1); 0 turns the check off. */
+  readonly maxEventLoopUtilization?: number;
+  /** How often the event-loop figures are sampled (ms). */
+  readonly pressureSampleMs?: number;
+  /** Verify requests worked on at once, others waiting (0: no limit), and when a stalled body stops counting. */
+  readonly maxInFlight?: number;
+  readonly stallMs?: number;
+  /** Longest a verify request waits for a slot before it is shed (ms). */
+  readonly maxWaitMs?: number;
 }
+
+/** Requests waiting for a slot at once, at most: each holds only its socket (its body is not read). */
+const MAX_WAITING = 10_000;
+/** Verify work per event-loop turn before the rest wait for the next: bounds how long /healthz waits behind a burst. */
+const TURN_BUDGET_MS = 25;
 
 export const VERIFY_PATH = '/v1/verify';
 /** The length formNotFoundBody cuts formId to; the log line keeps no more. */
@@ -26,19 +41,71 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
   // request.log gets its child logger only when something logs through it (errors): the verify line does not.
   app.setChildLoggerFactory(lazyChildLoggerFactory);
   await app.register(cors, { path: VERIFY_PATH });
-  if (opts.maxEventLoopDelayMs > 0) {
+  // Shed in onRequest, before the body is read: under load the excess costs a 503, not a parse and a classification.
+  const shed = (request: FastifyRequest, reply: FastifyReply) => {
+    const submissionId = randomUUID();
+    const processingTime = ms(reply.elapsedTime);
+    request.audit = { outcome: 'overloaded', submissionId, processingTime };
+    reply.code(503).header('retry-after', '5');
+    return internalErrorBody(submissionId, processingTime);
+  };
+  const maxElu = opts.maxEventLoopUtilization ?? 0;
+  if (opts.maxEventLoopDelayMs > 0 || maxElu > 0) {
     await app.register(underPressure, {
       maxEventLoopDelay: opts.maxEventLoopDelayMs,
+      maxEventLoopUtilization: maxElu,
+      sampleInterval: opts.pressureSampleMs ?? 1000,
       // Returning a body makes under-pressure send it; returning nothing lets the request through.
-      pressureHandler: ((request: FastifyRequest, reply: FastifyReply) => {
-        if (request.method === 'OPTIONS') return undefined;
-        const submissionId = randomUUID();
-        const processingTime = ms(reply.elapsedTime);
-        request.audit = { outcome: 'overloaded', submissionId, processingTime };
-        reply.code(503).header('retry-after', '5');
-        return internalErrorBody(submissionId, processingTime);
-      }) as unknown as () => void,
+      pressureHandler: ((request: FastifyRequest, reply: FastifyReply) => (request.method === 'OPTIONS' ? undefined : shed(request, reply))) as unknown as () => void,
     });
+  }
+  if ((opts.maxInFlight ?? 0) > 0) {
+    const admission = new Admission({
+      maxInFlight: opts.maxInFlight ?? 0,
+      maxWaitMs: opts.maxWaitMs ?? 1000,
+      maxWaiting: MAX_WAITING,
+      stallMs: opts.stallMs ?? 1000,
+      turnBudgetMs: TURN_BUDGET_MS,
+    });
+    const started = new WeakMap<FastifyRequest, number>();
+    const tickets = new WeakMap<FastifyRequest, Ticket>();
+    app.addHook('onClose', (_app, done) => {
+      admission.close();
+      done();
+    });
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.method !== 'POST') return done();
+      admission.enter(
+        (ticket) => {
+          // Its client gave up while it waited: the slot goes to the next one.
+          if (request.raw.destroyed) return admission.leave(ticket);
+          tickets.set(request, ticket);
+          done();
+        },
+        () => void reply.send(shed(request, reply)),
+      );
+    });
+    app.addHook('preValidation', (request, _reply, done) => {
+      const ticket = tickets.get(request);
+      if (ticket !== undefined) {
+        admission.bodyDone(ticket);
+        started.set(request, performance.now());
+      }
+      done();
+    });
+    // The work of a request: from its body parsed to its answer (the classification is in there).
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      const t0 = started.get(request);
+      if (t0 !== undefined) admission.spend(performance.now() - t0);
+      done(null, payload);
+    });
+    const leave = (request: FastifyRequest, done: () => void) => {
+      const ticket = tickets.get(request);
+      if (ticket !== undefined) admission.leave(ticket);
+      done();
+    };
+    app.addHook('onResponse', (request, _reply, done) => leave(request, done));
+    app.addHook('onRequestAbort', (request, done) => leave(request, done));
   }
 
   // Callback style, not async: no promise and no extra microtask per answer.

@@ -99,6 +99,30 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     }
   });
 
+  it('stops with exit 1, naming the file, when a model file does not match its digest (never ready with it)', async () => {
+    // weights.bin overwritten with zeros of its own length: it loaded, /readyz said ready, legitimate messages were spam.
+    const { cpSync, statSync, writeFileSync } = await import('node:fs');
+    const { listModelVersions } = await import('../../core/classifier/load.ts');
+    const versions = await listModelVersions(path.join(repoRoot, 'models'));
+    const version = versions[versions.length - 1] as string;
+    const models = path.join(dir, 'corrupt-models');
+    cpSync(path.join(repoRoot, 'models', version), path.join(models, version), { recursive: true });
+    const weights = path.join(models, version, 'weights.bin');
+    writeFileSync(weights, Buffer.alloc(statSync(weights).size));
+    const port = await freePort();
+    const { child, exited } = start({ PORT: String(port), MODELS_DIR: models });
+    try {
+      const outcome = await Promise.race([exited, waitReady(port, exited).then(() => 'ready' as const, () => 'not ready' as const)]);
+      expect(outcome).not.toBe('ready');
+      const { code, stderr } = await exited;
+      expect(code).toBe(1);
+      expect(stderr).toContain(`formguard: ${weights} does not match its digest in manifest.json`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+
   it('serves the README example with the demo tenants and the real model, then exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const adminPort = await freePort();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,6 +39,11 @@ describe('npm run train on a small fixture', () => {
     // The manifest on disk round-trips through its schema unchanged.
     const onDisk = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
     expect(manifestSchema.parse(onDisk)).toEqual(manifest);
+    // With the digest of each file it is served from, as written.
+    for (const f of ['model.json', 'weights.bin']) {
+      const bytes = readFileSync(path.join(dir, f));
+      expect(manifest.modelFiles?.[f]).toEqual({ sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length });
+    }
     expect(manifest.parameters.nbScaling).toEqual(DEFAULT_NB_SCALING);
     // Threshold and calibration come from out-of-fold scores: every train and validation record is scored once.
     const pooled = Object.values(manifest.data.splits).reduce((n, c) => n + c.train + c.validation, 0);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { makeDir } from '../../core/fs/make-dir.ts';
@@ -13,7 +14,8 @@ export class ModelExistsError extends Error {
 }
 
 /**
- * Writes model.json + weights.bin (the TF.js layers format), manifest.json and report.md. The hashed layer
+ * Writes model.json + weights.bin (the TF.js layers format), manifest.json (with the sha256 of those two files) and
+ * report.md, and returns the manifest as written. The hashed layer
  * goes out as its uint8 table with TF.js quantization metadata; `model` must hold its dequantized values.
  * The files are written and fsync'd in a hidden `.<version>.partial` folder that is then renamed to `dir`: the
  * service loads the newest version, so a crash or a full disk mid-export must not leave a half-written one there.
@@ -24,7 +26,7 @@ export async function exportModel(
   manifest: Manifest,
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
-): Promise<void> {
+): Promise<Manifest> {
   const valid = manifestSchema.parse(manifest);
   if (await stat(dir).catch(() => null)) throw new ModelExistsError(`${dir} already exists: not overwriting a model`);
   const parent = path.dirname(dir);
@@ -33,8 +35,9 @@ export async function exportModel(
   // What a crashed export of this version left behind.
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial);
+  let written: Manifest;
   try {
-    await writeModel(partial, model, valid, report, hashed);
+    written = await writeModel(partial, model, valid, report, hashed);
   } catch (err) {
     // A failed export (a full disk, say) leaves nothing behind; only a crash can, and the next export clears it.
     await rm(partial, { recursive: true, force: true });
@@ -42,6 +45,7 @@ export async function exportModel(
   }
   await rename(partial, dir);
   await syncDir(parent);
+  return written;
 }
 
 async function writeModel(
@@ -50,7 +54,13 @@ async function writeModel(
   valid: Manifest,
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
-): Promise<void> {
+): Promise<Manifest> {
+  // The digest of each served file as written, so the loader can refuse one that changed after export.
+  const modelFiles: NonNullable<Manifest['modelFiles']> = {};
+  const record = (name: string, data: string | Uint8Array) => {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    modelFiles[name] = { sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length };
+  };
   await model.save(
     tf.io.withSaveHandler(async (artifacts) => {
       const data = artifacts.weightData;
@@ -72,6 +82,7 @@ async function writeModel(
       if (!specs.some((s) => s.quantization)) throw new Error(`the model has no ${LAYER_NAMES.weights}/embeddings weight to quantize`);
       const bytes = Buffer.concat(parts);
       await writeDurably(path.join(partial, 'weights.bin'), bytes);
+      record('weights.bin', bytes);
       const modelJson = {
         format: 'layers-model',
         generatedBy: `TensorFlow.js tfjs-layers v${tf.version.tfjs}`,
@@ -79,13 +90,17 @@ async function writeModel(
         modelTopology: artifacts.modelTopology,
         weightsManifest: [{ paths: ['weights.bin'], weights: specs }],
       };
-      await writeDurably(path.join(partial, 'model.json'), JSON.stringify(modelJson));
+      const modelJsonText = JSON.stringify(modelJson);
+      await writeDurably(path.join(partial, 'model.json'), modelJsonText);
+      record('model.json', modelJsonText);
       return { modelArtifactsInfo: { dateSaved: new Date(), modelTopologyType: 'JSON', weightDataBytes: bytes.length } };
     }),
   );
-  await writeDurably(path.join(partial, 'manifest.json'), `${JSON.stringify(valid, null, 2)}\n`);
+  const written: Manifest = { ...valid, modelFiles };
+  await writeDurably(path.join(partial, 'manifest.json'), `${JSON.stringify(written, null, 2)}\n`);
   await writeDurably(path.join(partial, 'report.md'), report);
   await syncDir(partial);
+  return written;
 }
 
 function writeDurably(file: string, data: string | Uint8Array): Promise<void> {

@@ -3,10 +3,11 @@ import type { RedisClient } from '../../config/redis-target.ts';
 import type { Logger } from 'pino';
 import { capFields } from './fields.ts';
 import type { ReviewJob, ReviewSink } from './job-schema.ts';
-import type { ReviewMetrics } from '../metrics.ts';
+import type { DROP_REASONS, ReviewMetrics } from '../metrics.ts';
 import { reviewReason, type ReviewPolicy } from './policy.ts';
 import { jobOptions } from './queue.ts';
 import type { ReviewSpool } from './spool.ts';
+import type { CircuitBreaker } from '../../resilience/breaker.ts';
 
 export interface QueueSinkOptions {
   readonly queue: Queue<ReviewJob>;
@@ -28,7 +29,14 @@ export interface QueueSinkOptions {
   readonly now?: () => number;
   /** Keeps the verdict of a submission that is not queued, best effort (for support look-ups). */
   readonly remember?: (job: ReviewJob) => Promise<void>;
+  /** Shared with the rate limiter: while Redis is known hung, jobs go to the spool without a wait. */
+  readonly breaker?: CircuitBreaker;
+  /** At most one "jobs dropped" log line per this many ms (the metric counts every one). */
+  readonly dropLogIntervalMs?: number;
 }
+
+/** Why a flagged job was lost: the spool's byte bound, a failed spool write (disk full, I/O error), anything else. */
+export type DropReason = (typeof DROP_REASONS)[number];
 
 export class TimeoutError extends Error {
   override name = 'TimeoutError';
@@ -45,6 +53,7 @@ export class QueueReviewSink implements ReviewSink {
   readonly #timer: NodeJS.Timeout;
   readonly #onReady = () => void this.drain();
   #closed = false;
+  readonly #dropLog = { at: -Infinity, count: 0 };
   #drain: Promise<void> | undefined;
 
   constructor(options: QueueSinkOptions) {
@@ -67,7 +76,7 @@ export class QueueReviewSink implements ReviewSink {
       }
       const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.#send(job))
-        .catch((err: unknown) => this.#o.log.error({ err, submissionId: job.submissionId }, 'review: job lost'))
+        .catch((err: unknown) => this.#dropped(job, 'error', (err as NodeJS.ErrnoException).code ?? (err as Error).name))
         .finally(() => this.#inFlight.delete(p));
       this.#inFlight.add(p);
       return true;
@@ -85,7 +94,7 @@ export class QueueReviewSink implements ReviewSink {
   /** Sends the spool if Redis is up; concurrent calls share one drain. */
   drain(): Promise<void> {
     if (this.#drain !== undefined) return this.#drain;
-    if (this.#o.connection.status !== 'ready') return Promise.resolve();
+    if (this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) return Promise.resolve();
     const cutoff = (this.#o.now ?? Date.now)() - this.#o.retentionMs;
     this.#drain = this.#o.spool
       .drain(
@@ -116,7 +125,7 @@ export class QueueReviewSink implements ReviewSink {
   /** Best effort and never spooled: a look-up aid, not review data. Skipped while Redis is down. */
   #remember(job: ReviewJob): void {
     const remember = this.#o.remember;
-    if (remember === undefined || this.#o.connection.status !== 'ready') return;
+    if (remember === undefined || this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) return;
     setImmediate(() => {
       remember(job).catch((err: unknown) => this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up'));
     });
@@ -134,18 +143,49 @@ export class QueueReviewSink implements ReviewSink {
       await this.#add(job);
       this.#o.metrics.queued.inc();
     } catch (err) {
-      if (await this.#o.spool.append(job)) {
+      const spooled = await this.#o.spool.append(job);
+      if (spooled.ok) {
         this.#o.metrics.spooled.inc();
         this.#o.log.debug({ submissionId: job.submissionId, err: (err as Error).message }, 'review: job spooled');
       } else {
-        this.#o.metrics.dropped.inc();
-        this.#o.log.error({ submissionId: job.submissionId, spoolDir: this.#o.spool.dir }, 'review: spool full, job dropped');
+        this.#dropped(job, spooled.reason, spooled.code);
       }
     }
   }
 
+  /** Counts a lost job by reason, and logs it at most once per interval with how many went since (ids only, no content). */
+  #dropped(job: ReviewJob, reason: DropReason, code?: string): void {
+    this.#o.metrics.dropped.inc({ reason });
+    const now = Date.now();
+    const log = this.#dropLog;
+    log.count++;
+    if (now - log.at < (this.#o.dropLogIntervalMs ?? 10_000)) return;
+    this.#o.log.error(
+      { reason, ...(code === undefined ? {} : { code }), dropped: log.count, lastSubmissionId: job.submissionId, spoolDir: this.#o.spool.dir },
+      'review: jobs dropped (neither queued nor spooled)',
+    );
+    log.at = now;
+    log.count = 0;
+  }
+
   async #add(job: ReviewJob): Promise<void> {
     if (this.#o.connection.status !== 'ready') throw new Error('Redis not connected');
+    const breaker = this.#o.breaker;
+    if (breaker !== undefined) {
+      if (breaker.isOpen) throw new Error('Redis circuit open');
+      try {
+        await this.#addBounded(job);
+        breaker.succeeded();
+      } catch (err) {
+        breaker.failed(err instanceof TimeoutError ? 'slow' : 'error');
+        throw err;
+      }
+      return;
+    }
+    await this.#addBounded(job);
+  }
+
+  async #addBounded(job: ReviewJob): Promise<void> {
     const ms = this.#o.addTimeoutMs ?? 1_000;
     let timer: NodeJS.Timeout | undefined;
     try {

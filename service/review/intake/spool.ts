@@ -1,4 +1,4 @@
-import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -6,12 +6,15 @@ import { reviewJobSchema, type ReviewJob } from './job-schema.ts';
 import { makeDir } from '../../../core/fs/make-dir.ts';
 import { replaceFile } from '../../../core/fs/replace-file.ts';
 import { syncDir } from '../../../core/fs/sync-dir.ts';
-import { withSyncedFile } from '../../../core/fs/synced-file.ts';
+
 
 const ACTIVE = 'review-spool.jsonl';
 const DRAINING = /^review-spool\.[0-9a-z-]+\.draining\.jsonl$/;
 
 export type DrainResult = { readonly sent: number; readonly skipped: number; readonly remaining: number };
+
+/** What became of one append: written whole and synced, or not written at all (and why). */
+export type AppendResult = { readonly ok: true } | { readonly ok: false; readonly reason: 'spool_full' | 'write_failed'; readonly code?: string };
 
 /**
  * A bounded, fsync'd JSONL file of review jobs that could not reach Redis. Appends go to an active file;
@@ -39,22 +42,47 @@ export class ReviewSpool {
     return this.#dir;
   }
 
-  /** Appends one job durably; false when the spool is full (the job is then lost, and counted as dropped). */
-  append(job: ReviewJob): Promise<boolean> {
+  /**
+   * Appends one job durably and all-or-nothing: a write the disk took only part of (ENOSPC, EIO) is cut off
+   * again, so a job is either whole in the file or not in it, and the next job never lands on a torn line.
+   */
+  append(job: ReviewJob): Promise<AppendResult> {
     return this.#locked(async () => {
-      const line = `${JSON.stringify(job)}\n`;
-      const size = Buffer.byteLength(line);
+      const line = Buffer.from(`${JSON.stringify(job)}\n`);
       const used = await this.#used();
-      if (used + size > this.#maxBytes) return false;
-      let created = false;
-      await withSyncedFile(path.join(this.#dir, ACTIVE), 'a', 0o600, async (handle) => {
-        created = (await handle.stat()).size === 0;
-        await handle.write(line);
-      });
+      if (used + line.length > this.#maxBytes) return { ok: false, reason: 'spool_full' };
+      const file = path.join(this.#dir, ACTIVE);
+      let handle: FileHandle;
+      try {
+        handle = await open(file, 'a+', 0o600);
+      } catch (err) {
+        return { ok: false, reason: 'write_failed', code: errorCode(err) };
+      }
+      let before = 0;
+      try {
+        before = await wholeLines(handle);
+        await writeAll(handle, line, before);
+        await handle.sync();
+      } catch (err) {
+        // Back to the last whole line: a torn job must not be read as one, nor glue the next job onto itself.
+        await handle.truncate(before).catch(() => undefined);
+        await handle.sync().catch(() => undefined);
+        this.#bytes = undefined;
+        return { ok: false, reason: 'write_failed', code: errorCode(err) };
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
       // A new active file is durable only once its name in the folder is: else a crash could take it, and this job.
-      if (created) await syncDir(this.#dir);
-      this.#bytes = used + size;
-      return true;
+      if (before === 0) {
+        try {
+          await syncDir(this.#dir);
+        } catch (err) {
+          this.#bytes = undefined;
+          return { ok: false, reason: 'write_failed', code: errorCode(err) };
+        }
+      }
+      this.#bytes = undefined;
+      return { ok: true };
     });
   }
 
@@ -161,6 +189,48 @@ export class ReviewSpool {
     this.#lock = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * The size of the file up to and including its last newline, after cutting anything past it: a tail without a
+ * newline is a line a crash or a failed write left half-written, which was never reported as spooled.
+ */
+async function wholeLines(handle: FileHandle): Promise<number> {
+  const size = (await handle.stat()).size;
+  if (size === 0) return 0;
+  // The common case, one byte read: the file ends with a newline.
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  if (last[0] === 0x0a) return size;
+  const window = Buffer.alloc(Math.min(size, 64 * 1024));
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - window.length);
+    const { bytesRead } = await handle.read(window, 0, end - start, start);
+    const at = window.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (at >= 0) {
+      const whole = start + at + 1;
+      if (whole < size) await handle.truncate(whole);
+      return whole;
+    }
+    end = start;
+  }
+  await handle.truncate(0);
+  return 0;
+}
+
+/** Writes every byte or throws: a short write (the disk filling up mid-line) is an error, not a success. */
+async function writeAll(handle: FileHandle, data: Buffer, at: number): Promise<void> {
+  let done = 0;
+  while (done < data.length) {
+    const { bytesWritten } = await handle.write(data, done, data.length - done, at + done);
+    if (bytesWritten === 0) throw Object.assign(new Error('short write'), { code: 'ENOSPC' });
+    done += bytesWritten;
+  }
+}
+
+function errorCode(err: unknown): string {
+  return (err as NodeJS.ErrnoException).code ?? 'unknown';
 }
 
 function parseLine(line: string): ReviewJob | undefined {

@@ -10,6 +10,12 @@ export interface StoreOptions {
   readonly retentionDays: number;
   /** How long the fields of a submission that was not queued are kept, so a miss can be labelled (0: not kept). */
   readonly keepFieldsDays?: number;
+  /** Identical submissions to one account within this window become one item (a campaign); 0: never merged. */
+  readonly campaignWindowMs?: number;
+  /** Most pending items one account keeps; older low-value ones are evicted past it. 0: no cap. */
+  readonly maxPending?: number;
+  /** Told how many items each ingest evicted (for the metric). */
+  readonly onEvicted?: (count: number) => void;
   readonly now?: () => number;
 }
 
@@ -19,11 +25,17 @@ export class StoreContext {
   readonly retentionMs: number;
   readonly keepFieldsMs: number;
   readonly now: () => number;
+  readonly campaignWindowMs: number;
+  readonly maxPending: number;
+  readonly onEvicted: (count: number) => void;
 
   constructor(
     readonly redis: RedisClient,
     opts: StoreOptions,
   ) {
+    this.campaignWindowMs = opts.campaignWindowMs ?? 0;
+    this.maxPending = opts.maxPending ?? 0;
+    this.onEvicted = opts.onEvicted ?? (() => undefined);
     this.keys = new ReviewKeys(opts.prefix);
     this.retentionMs = Math.round(opts.retentionDays * DAY_MS);
     this.keepFieldsMs = Math.round(Math.min(opts.keepFieldsDays ?? 0, opts.retentionDays) * DAY_MS);

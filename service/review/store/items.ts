@@ -3,8 +3,15 @@ import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { parseJson, type StoreContext } from './context.ts';
 import { SCRIPTS } from './scripts.ts';
 import { searchWords, wordHash } from '../text/words.ts';
+import { fingerprint } from './fingerprint.ts';
 
-export type IngestResult = 'stored' | 'duplicate' | 'expired';
+export type IngestResult = 'stored' | 'merged' | 'duplicate' | 'expired';
+
+/** A campaign: the submissions merged into one item, its own included. */
+export interface Campaign {
+  readonly count: number;
+  readonly submissionIds: readonly string[];
+}
 
 export interface ListFilter {
   readonly formId?: string | undefined;
@@ -36,10 +43,11 @@ export class ItemStore {
     const words = searchWords(job.fields).map((w) => k.word(wordHash(w)));
     const r = await redis.eval(
       SCRIPTS.ingest,
-      10 + words.length,
+      11 + words.length,
       k.item(job.submissionId),
       ...k.pendingAll(job.formId, job.verdict.status),
       k.forms(),
+      k.fingerprint(fingerprint(job)),
       ...k.pendingConfidenceAll(job.formId, job.verdict.status),
       ...words,
       JSON.stringify(job),
@@ -48,9 +56,21 @@ export class ItemStore {
       job.submissionId,
       job.formId,
       this.ctx.now(),
+      this.ctx.campaignWindowMs,
+      k.base,
       job.verdict.confidence,
     );
-    return r === 1 ? 'stored' : r === 0 ? 'duplicate' : 'expired';
+    if (r === 1 && this.ctx.maxPending > 0) {
+      const evicted = Number(await redis.eval(SCRIPTS.evict, 3, k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), this.ctx.maxPending, k.base));
+      if (evicted > 0) this.ctx.onEvicted(evicted);
+    }
+    return r === 1 ? 'stored' : r === 2 ? 'merged' : r === 0 ? 'duplicate' : 'expired';
+  }
+
+  /** The submissions merged into this item (itself first), or a campaign of one. */
+  async campaign(accountId: string, submissionId: string): Promise<Campaign> {
+    const others = (await this.ctx.redis.smembers(this.ctx.keys.forAccount(accountId).campaign(submissionId))).sort();
+    return { count: others.length + 1, submissionIds: [submissionId, ...others] };
   }
 
   /** Pending items, oldest first. */

@@ -34,6 +34,16 @@ export class AccountKeys {
     return `${this.base}:seen:${submissionId}`;
   }
 
+  /** The submissionIds merged into this (leader) item: identical submissions within the campaign window. */
+  campaign(submissionId: string): string {
+    return `${this.base}:campaign:${submissionId}`;
+  }
+
+  /** The pending item that identical submissions (by fingerprint) are merged into, for the campaign window. */
+  fingerprint(hash: string): string {
+    return `${this.base}:fingerprint:${hash}`;
+  }
+
   label(submissionId: string): string {
     return `${this.base}:label:${submissionId}`;
   }

@@ -12,6 +12,7 @@ function lua(name: string): string {
 /** The store's Lua scripts, read once at start-up; each file's header names its KEYS and ARGV. */
 export const SCRIPTS = Object.freeze({
   ingest: lua('ingest'),
+  evict: lua('evict'),
   label: lua('label'),
   undo: lua('undo'),
   acknowledgeExported: lua('acknowledge-exported'),

@@ -93,8 +93,8 @@ export class OwnRedis {
   /** dir: where a SHUTDOWN SAVE writes its snapshot, so data survives a stop like a persistent Redis's would. */
   constructor(readonly port: number, readonly dir: string) {}
 
-  async start(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir];
+  async start(extra: readonly string[] = []): Promise<void> {
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, ...extra];
     const proc = spawn('redis-server', args, { stdio: 'ignore' });
     this.#proc = proc;
     const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
@@ -126,6 +126,13 @@ export class OwnRedis {
     admin.disconnect();
     await gone;
     this.#proc = undefined;
+  }
+
+  /** Its process id (to SIGSTOP and SIGCONT it: a hung Redis). */
+  get pid(): number {
+    const pid = this.#proc?.pid;
+    if (pid === undefined) throw new Error('redis-server is not running');
+    return pid;
   }
 
   /** Kills it outright (cleanup). */

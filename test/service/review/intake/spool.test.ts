@@ -20,7 +20,7 @@ describe('the spool', () => {
   it('keeps jobs across a restart (a new instance on the same directory) and drains each once', async () => {
     const jobs = [fakeJob(), fakeJob(), fakeJob()];
     const first = new ReviewSpool(dir.dir, 1 << 20, silent);
-    for (const j of jobs) expect(await first.append(j)).toBe(true);
+    for (const j of jobs) expect(await first.append(j)).toEqual({ ok: true });
     const second = new ReviewSpool(dir.dir, 1 << 20, silent);
     const sent: string[] = [];
     expect(await second.drain(async (j) => void sent.push(j.submissionId))).toEqual({ sent: 3, skipped: 0, remaining: 0 });
@@ -50,9 +50,9 @@ describe('the spool', () => {
     const job = fakeJob();
     const size = Buffer.byteLength(`${JSON.stringify(job)}\n`);
     const spool = new ReviewSpool(dir.dir, size * 2 + 10, silent);
-    expect(await spool.append(job)).toBe(true);
-    expect(await spool.append(fakeJob())).toBe(true);
-    expect(await spool.append(fakeJob())).toBe(false);
+    expect(await spool.append(job)).toEqual({ ok: true });
+    expect(await spool.append(fakeJob())).toEqual({ ok: true });
+    expect(await spool.append(fakeJob())).toEqual({ ok: false, reason: 'spool_full' });
     expect(await spool.size()).toBeLessThanOrEqual(size * 2 + 10);
   });
 
@@ -109,7 +109,7 @@ describe('policy, field caps and metrics', () => {
     const registry = new Registry();
     const a = reviewMetrics(registry);
     const b = reviewMetrics(registry);
-    a.dropped.inc();
+    a.dropped.inc({ reason: 'spool_full' });
     expect(b.dropped).toBe(a.dropped);
     expect(registry.getSingleMetric('formguard_review_queued_total')).toBeDefined();
   });

@@ -33,7 +33,7 @@ afterAll(async () => {
 describe('the spool', () => {
   it('fsyncs its folder when an append creates the active file, before the append resolves', async () => {
     const spool = new ReviewSpool(tmp.dir, 1 << 20, silent);
-    expect(await spool.append(fakeJob())).toBe(true);
+    expect(await spool.append(fakeJob())).toEqual({ ok: true });
     expect(synced).toHaveBeenCalledWith(tmp.dir);
 
     // An append to a file that already exists adds no name to the folder.

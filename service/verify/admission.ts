@@ -1,0 +1,175 @@
+/** One admitted request: counted against the limit until answered, or until its body stalls. */
+export interface Ticket {
+  readonly at: number;
+  bodyDone: boolean;
+  counted: boolean;
+}
+
+export interface AdmissionOptions {
+  /** Verify requests worked on at once; the next ones wait, without their body being read. */
+  readonly maxInFlight: number;
+  /** Longest wait for a slot; past it the request is shed (503). */
+  readonly maxWaitMs: number;
+  /** Most requests waiting at once; past it a request is shed at once. */
+  readonly maxWaiting: number;
+  /** A request whose body has not arrived after this long stops counting: a stalled client uses no CPU. */
+  readonly stallMs: number;
+  /**
+   * Verify work (ms) one event-loop turn may do before the requests read in it wait for the next turn. A burst of
+   * complete requests is read in one turn, and each would be classified in it, so the last (and /healthz, and every
+   * timer) waited behind all of them; a slot limit alone never sees them, as each finishes before the next is read.
+   */
+  readonly turnBudgetMs: number;
+  readonly now?: () => number;
+}
+
+interface Waiter {
+  readonly admit: (ticket: Ticket) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+const LEAK_MS = 300_000;
+
+/**
+ * A concurrency limit with a bounded, timed queue for verify requests, decided in onRequest. A request past the
+ * limit waits there without its body being read (Node stops reading its socket, so its client waits too instead of
+ * sending more), is let in when a slot frees, and is shed with a 503 if none frees within `maxWaitMs`. So every
+ * request is answered within about maxWaitMs plus the time to work through the limit, the event loop only ever has
+ * `maxInFlight` classifications to do (/healthz stays quick), and a 503 costs a client maxWaitMs rather than being
+ * an instant invitation to send the next 63 KB. Slow clients would otherwise hold the slots while using no CPU, so a
+ * request still waiting for its body after `stallMs` is no longer counted (the request timeout ends it).
+ */
+export class Admission {
+  readonly #o: AdmissionOptions;
+  readonly #tickets = new Set<Ticket>();
+  readonly #waiting: Waiter[] = [];
+  #counted = 0;
+  #sweeper: NodeJS.Timeout | undefined;
+  /** Work done since the last turn boundary (a pump, or the tick timer below). */
+  #spent = 0;
+  #pumping: NodeJS.Immediate | undefined;
+  readonly #tick: NodeJS.Timeout;
+
+  constructor(options: AdmissionOptions) {
+    this.#o = options;
+    // Turns without a pump (no one waiting) start afresh too: the budget is per turn, not a running total.
+    this.#tick = setInterval(() => (this.#spent = 0), 10);
+    this.#tick.unref();
+  }
+
+  /** Counts `ms` of verify work done in the current turn. */
+  spend(ms: number): void {
+    this.#spent += ms;
+  }
+
+  get inFlight(): number {
+    return this.#counted;
+  }
+
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /** Calls `admit` now or once a slot frees, or `shed` if none frees in time (or too many are waiting). */
+  enter(admit: (ticket: Ticket) => void, shed: () => void): void {
+    if (this.#counted < this.#o.maxInFlight && this.#waiting.length === 0 && this.#spent < this.#o.turnBudgetMs) {
+      admit(this.#ticket());
+      return;
+    }
+    if (this.#waiting.length >= this.#o.maxWaiting) {
+      shed();
+      return;
+    }
+    const waiter: Waiter = {
+      admit,
+      timer: setTimeout(() => {
+        const i = this.#waiting.indexOf(waiter);
+        if (i >= 0) this.#waiting.splice(i, 1);
+        shed();
+      }, this.#o.maxWaitMs),
+    };
+    this.#waiting.push(waiter);
+    this.#pumpSoon();
+    this.#sweepSoon();
+  }
+
+  /** The body has arrived: from here the request uses CPU until answered, so it counts whatever its age. */
+  bodyDone(ticket: Ticket): void {
+    ticket.bodyDone = true;
+    if (!ticket.counted) {
+      // A stalled request resumed: counted again (possibly past the limit, once; it was admitted already).
+      ticket.counted = true;
+      this.#counted++;
+    }
+  }
+
+  leave(ticket: Ticket): void {
+    if (!this.#tickets.delete(ticket)) return;
+    if (ticket.counted) this.#counted--;
+    this.#admitWaiting();
+  }
+
+  close(): void {
+    clearTimeout(this.#sweeper);
+    clearInterval(this.#tick);
+    if (this.#pumping !== undefined) clearImmediate(this.#pumping);
+    for (const w of this.#waiting.splice(0)) clearTimeout(w.timer);
+  }
+
+  #ticket(): Ticket {
+    const ticket: Ticket = { at: (this.#o.now ?? Date.now)(), bodyDone: false, counted: true };
+    this.#tickets.add(ticket);
+    this.#counted++;
+    return ticket;
+  }
+
+  /** Lets waiting requests in while slots and this turn's budget allow (an admitted request may run to its answer here). */
+  #admitWaiting(): void {
+    while (this.#counted < this.#o.maxInFlight && this.#waiting.length > 0 && this.#spent < this.#o.turnBudgetMs) {
+      const w = this.#waiting.shift() as Waiter;
+      clearTimeout(w.timer);
+      w.admit(this.#ticket());
+    }
+    // Stopped by the budget: the rest go on after the I/O of the next turn (new requests, /healthz) is read.
+    if (this.#waiting.length > 0 && this.#spent >= this.#o.turnBudgetMs) this.#pumpSoon();
+  }
+
+  /** A turn boundary after this turn's I/O: setImmediate runs once the poll phase is done. */
+  #pumpSoon(): void {
+    if (this.#pumping !== undefined) return;
+    this.#pumping = setImmediate(() => {
+      this.#pumping = undefined;
+      this.#spent = 0;
+      this.#admitWaiting();
+    });
+  }
+
+  /** While requests wait, stalled bodies are looked for every stallMs / 4. */
+  #sweepSoon(): void {
+    if (this.#sweeper !== undefined) return;
+    this.#sweeper = setTimeout(() => {
+      this.#sweeper = undefined;
+      this.sweep();
+      if (this.#waiting.length > 0) this.#sweepSoon();
+    }, Math.max(10, this.#o.stallMs / 4));
+    this.#sweeper.unref();
+  }
+
+  /** Stops counting requests whose body stalled, and lets waiting ones into the slots that frees. */
+  sweep(): void {
+    const now = (this.#o.now ?? Date.now)();
+    for (const t of this.#tickets) {
+      // A ticket whose request ended without onResponse or onRequestAbort (should not happen) is not kept forever.
+      if (now - t.at >= LEAK_MS) {
+        this.#tickets.delete(t);
+        if (t.counted) this.#counted--;
+        continue;
+      }
+      if (t.counted && !t.bodyDone && now - t.at >= this.#o.stallMs) {
+        t.counted = false;
+        this.#counted--;
+      }
+    }
+    this.#admitWaiting();
+  }
+}
