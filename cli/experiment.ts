@@ -96,7 +96,8 @@ function report(argv: string[]): void {
     json: { type: 'string', multiple: true },
     family: { type: 'string', default: 'nblr,mlp,ensemble' },
     chart: { type: 'string' },
-    correction: { type: 'string', default: 'l2 0.001 (default)' },
+    dump: { type: 'string', default: '.tmp/dump' },
+    l2: { type: 'string', default: String(DEFAULT_CORRECTION.l2) },
     markdown: { type: 'string' },
   });
   if (!values.json?.length) throw new UsageError('report needs --json <file> (one or more)');
@@ -108,7 +109,12 @@ function report(argv: string[]): void {
   const md = renderMarkdown(results, names, describe);
   console.log(md);
   if (values.markdown) writeFileSync(values.markdown, md);
-  if (values.chart) writeFileSync(values.chart, renderCurveSvg(results, values.correction));
+  if (values.chart) {
+    // The chart's curves are refitted from the dumps (each site's items in arrival order with the global log-odds).
+    const name = `l2 ${values.l2}`;
+    const points = correctionCurve(values.dump, { [name]: { ...DEFAULT_CORRECTION, l2: Number(values.l2) } });
+    writeFileSync(values.chart, renderCurveSvg(points.map((p) => ({ site: p.site, labelled: p.labelled, global: p.global, corrected: p.corrected[name] })), name));
+  }
 }
 
 runCommand({ name: 'experiment', usage: HELP, main: run });

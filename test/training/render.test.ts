@@ -5,7 +5,8 @@ import { binaryMetrics } from '../../training/model/metrics.ts';
 
 const site = (name: string, kind: SiteResult['kind'], f1Hits: number): SiteResult => {
   // 4 spam (f1Hits caught) and 4 legitimate (one flagged) at threshold 0.5.
-  const items = [0, 1, 2, 3].map((i) => ({ source: name, label: 1 as const, p: i < f1Hits ? 0.9 : 0.1 })).concat([0, 1, 2, 3].map((i) => ({ source: name, label: 0 as const, p: i === 0 ? 0.9 : 0.1 })));
+  const items: { source: string; label: 0 | 1; p: number }[] = [0, 1, 2, 3].map((i) => ({ source: name, label: 1 as const, p: i < f1Hits ? 0.9 : 0.1 }));
+  items.push(...[0, 1, 2, 3].map((i) => ({ source: name, label: 0 as const, p: i === 0 ? 0.9 : 0.1 })));
   return { site: name, kind, n: 8, spam: 4, families: { nblr: { threshold: 0.5, metrics: binaryMetrics(items, 0.5) } } };
 };
 

@@ -4,7 +4,8 @@ import { binaryMetrics } from '../model/metrics.ts';
 import { sigmoid } from '../model/calibrate.ts';
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
 import { correctionLogit, DEFAULT_CORRECTION, fitAccountCorrection, type CorrectionOptions } from '../model/account-correction.ts';
-import { CURVE_STEPS } from './learning-curve.ts';
+import { ARRIVAL_SEED, CURVE_STEPS } from './learning-curve.ts';
+import { seededRandom, shuffleInPlace } from '../data/random.ts';
 
 /** One site as the learning curve dumps it: its items in arrival order with the frozen global model's log-odds. */
 export interface SiteDump {
@@ -13,11 +14,11 @@ export interface SiteDump {
   readonly items: { i: number[]; v: number[]; z: number; y: 0 | 1 }[];
 }
 
-/** The correction settings compared: the default pull, three times weaker and three times stronger. */
+/** The correction settings the curve measures: the default pull, and ten and a hundred times weaker. */
 export const CORRECTION_SETTINGS: Readonly<Record<string, CorrectionOptions>> = {
-  'l2 0.0003': { ...DEFAULT_CORRECTION, l2: 0.0003 },
-  'l2 0.001 (default)': DEFAULT_CORRECTION,
-  'l2 0.003': { ...DEFAULT_CORRECTION, l2: 0.003 },
+  'l2 0.01': { ...DEFAULT_CORRECTION, l2: 0.01 },
+  'l2 0.1': { ...DEFAULT_CORRECTION, l2: 0.1 },
+  'l2 1 (default)': DEFAULT_CORRECTION,
 };
 
 export interface CorrectionPoint {
@@ -33,6 +34,9 @@ export function correctionCurve(dumpDir: string, settings = CORRECTION_SETTINGS,
   for (const file of readdirSync(dumpDir).filter((f) => f.endsWith('.json')).sort()) {
     const d = JSON.parse(readFileSync(path.join(dumpDir, file), 'utf8')) as SiteDump;
     const items = d.items.map((x) => ({ indices: Int32Array.from(x.i), values: Float32Array.from(x.v), globalLogit: x.z, label: x.y }));
+    // Forms have no arrival time: a seeded random order (dumps made before the curve shuffled forms held them
+    // sorted by id, every legitimate form before every spam one; shuffling a shuffled order is still random).
+    if (!d.site.startsWith('video')) shuffleInPlace(items, seededRandom(ARRIVAL_SEED));
     for (const n of CURVE_STEPS) {
       if (items.length - n < minRest) break;
       const rest = items.slice(n);

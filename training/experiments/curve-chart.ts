@@ -1,10 +1,18 @@
-import type { SiteResult } from './protocol.ts';
-import type { CurvePoint } from './learning-curve.ts';
+import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
+
+/** One site after N labels: the global model alone, and with the correction (or retrained) where measured. */
+export interface ChartPoint {
+  readonly site: string;
+  readonly labelled: number;
+  readonly global: BinaryMetrics;
+  readonly corrected?: BinaryMetrics;
+  readonly retrained?: BinaryMetrics;
+}
 
 interface Series {
   readonly name: string;
   readonly colour: string;
-  readonly pick: (p: CurvePoint) => { f1: number; fpr: number } | undefined;
+  readonly pick: (p: ChartPoint) => { f1: number; fpr: number } | undefined;
 }
 
 function mean(xs: readonly number[]): number {
@@ -15,12 +23,12 @@ function mean(xs: readonly number[]): number {
  * The learning curve as an SVG: mean F1 (left) and mean false-positive rate (right) over the sites measured at each
  * step, for the global model alone, the per-account correction and (where measured) the retrained model.
  */
-export function renderCurveSvg(results: readonly SiteResult[], correction: string): string {
-  const curves = results.filter((r) => r.curve?.length);
-  const steps = [...new Set(curves.flatMap((r) => r.curve!.map((p) => p.labelled)))].sort((a, b) => a - b);
+export function renderCurveSvg(points: readonly ChartPoint[], correction: string): string {
+  const sites = [...new Set(points.map((p) => p.site))];
+  const steps = [...new Set(points.map((p) => p.labelled))].sort((a, b) => a - b);
   const series: Series[] = [
     { name: 'global model alone', colour: '#555', pick: (p) => p.global },
-    { name: `per-account correction (${correction})`, colour: '#1b7837', pick: (p) => p.corrections[correction] },
+    { name: `per-account correction (${correction})`, colour: '#1b7837', pick: (p) => p.corrected },
     { name: 'global model retrained with the labels', colour: '#b2182b', pick: (p) => p.retrained },
   ];
   const W = 360;
@@ -39,7 +47,7 @@ export function renderCurveSvg(results: readonly SiteResult[], correction: strin
     for (const s of series) {
       const pts = steps
         .map((n) => {
-          const vals = curves.map((r) => r.curve!.find((p) => p.labelled === n)).filter((p): p is CurvePoint => !!p).map((p) => s.pick(p)).filter((m) => !!m);
+          const vals = points.filter((p) => p.labelled === n).map((p) => s.pick(p)).filter((m) => !!m);
           return vals.length ? ([n, mean(vals.map((m) => m![metric]))] as const) : null;
         })
         .filter((p): p is readonly [number, number] => p !== null);
@@ -49,7 +57,7 @@ export function renderCurveSvg(results: readonly SiteResult[], correction: strin
     out.push('</g>');
     return out.join('\n');
   };
-  const all = (metric: 'f1' | 'fpr') => curves.flatMap((r) => r.curve!.flatMap((p) => series.map((s) => s.pick(p)?.[metric]).filter((v): v is number => v !== undefined)));
+  const all = (metric: 'f1' | 'fpr') => points.flatMap((p) => series.map((s) => s.pick(p)?.[metric]).filter((v): v is number => v !== undefined));
   const f1s = all('f1');
   const fprs = all('fpr');
   const f1lo = Math.max(0, Math.floor(Math.min(...f1s) * 10) / 10);
@@ -58,7 +66,7 @@ export function renderCurveSvg(results: readonly SiteResult[], correction: strin
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 50}" font-family="sans-serif" font-size="11">`,
     '<rect width="100%" height="100%" fill="white"/>',
-    panel(0, `F1 on the rest of the site (mean of ${curves.length} sites)`, 'f1', f1lo, 1, (v) => v.toFixed(2)),
+    panel(0, `F1 on the rest of the site (mean of ${sites.length} sites)`, 'f1', f1lo, 1, (v) => v.toFixed(2)),
     panel(W, 'legitimate items flagged (mean)', 'fpr', 0, fprhi, (v) => `${(100 * v).toFixed(1)}%`),
     legend,
     '</svg>',

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { LabelledRecord } from '../data/record.ts';
+import { seededRandom, shuffleInPlace } from '../data/random.ts';
 import { LABEL_WEIGHTS } from '../data/loaders.ts';
 import { sigmoid } from '../model/calibrate.ts';
 import { binaryMetrics } from '../model/metrics.ts';
@@ -28,7 +29,8 @@ export interface CurvePoint {
 
 /**
  * Arrival order of a site's items: a video's comments by their date (undated ones after the dated, in file order);
- * forms have no date, so their id order, which is a seeded shuffle of how they were written.
+ * forms have no date, and their ids sort every legitimate form before every spam one (fl-* before fs-*), so they
+ * arrive in a seeded random order instead.
  */
 export function arrivalOrder(held: readonly LabelledRecord[], dataDir: string): number[] {
   const dates = new Map<string, string>();
@@ -37,18 +39,21 @@ export function arrivalOrder(held: readonly LabelledRecord[], dataDir: string): 
     rows.forEach((row, i) => dates.set(`${video}:${i + 1}`, row.DATE ?? ''));
   }
   const key = (r: LabelledRecord) => dates.get(r.id) || '\uffff';
-  const num = (r: LabelledRecord) => Number(r.id.split(/[:-]/).at(-1)) || 0;
-  return held
-    .map((_, i) => i)
-    .sort((a, b) => {
-      const ra = held[a] as LabelledRecord;
-      const rb = held[b] as LabelledRecord;
-      const ka = key(ra);
-      const kb = key(rb);
-      if (ka !== kb) return ka < kb ? -1 : 1;
-      return ra.id.localeCompare(rb.id) || num(ra) - num(rb);
-    });
+  const row = (r: LabelledRecord) => Number(r.id.split(':').at(-1)) || 0;
+  const comments = held.map((_, i) => i).filter((i) => held[i]?.source === 'youtube');
+  comments.sort((a, b) => {
+    const ra = held[a] as LabelledRecord;
+    const rb = held[b] as LabelledRecord;
+    const ka = key(ra);
+    const kb = key(rb);
+    return ka !== kb ? (ka < kb ? -1 : 1) : row(ra) - row(rb);
+  });
+  const others = held.map((_, i) => i).filter((i) => held[i]?.source !== 'youtube');
+  others.sort((a, b) => ((held[a] as LabelledRecord).id < (held[b] as LabelledRecord).id ? -1 : 1));
+  return [...comments, ...shuffleInPlace(others, seededRandom(ARRIVAL_SEED))];
 }
+
+export const ARRIVAL_SEED = 2026;
 
 /**
  * What a customer on this site would see after labelling its first 25/50/100/200 items: NB-LR alone (the global
