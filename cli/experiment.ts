@@ -46,7 +46,11 @@ async function run(argv: string[]): Promise<void> {
   const known: Record<string, BaseFamily | DerivedFamily> = { nblr: NBLR, mlp, ensemble: ENSEMBLE };
   for (const n of names) if (!known[n]) throw new UsageError(`unknown family ${n} (have: ${Object.keys(known).join(', ')})`);
   const derived = names.map((n) => known[n]).filter((f): f is DerivedFamily => 'combine' in (f as object));
-  const needed = new Set([...names.filter((n) => !('combine' in (known[n] as object))), ...derived.flatMap((d) => d.from), ...(values.curve ? ['nblr'] : [])]);
+  const needed = new Set([
+    ...names.filter((n) => !('combine' in (known[n] as object))),
+    ...derived.flatMap((d) => d.from),
+    ...(values.curve ? ['nblr'] : []),
+  ]);
   const base = [...needed].map((n) => known[n] as BaseFamily);
   const folds = Number(values.folds);
   if (!Number.isInteger(folds) || folds < 2) throw new UsageError('--folds must be an integer of at least 2');
@@ -77,16 +81,27 @@ async function run(argv: string[]): Promise<void> {
 
 /** Per-account corrections refitted from the curve's dumps at several pulls: mean F1 / FPR over the sites per step. */
 function corrections(argv: string[]): void {
-  const { values } = parseFlags(argv, { dump: { type: 'string', default: '.tmp/dump' }, l2: { type: 'string', default: '0.001,0.003,0.01,0.03,0.1' } });
+  const { values } = parseFlags(argv, {
+    dump: { type: 'string', default: '.tmp/dump' },
+    l2: { type: 'string', default: '0.001,0.003,0.01,0.03,0.1' },
+  });
   const settings = Object.fromEntries(values.l2.split(',').map((v) => [`l2 ${v}`, { ...DEFAULT_CORRECTION, l2: Number(v) }]));
   const points = correctionCurve(values.dump, settings);
   const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
-  console.log(`| labelled | sites | global | ${Object.keys(settings).join(' | ')} |\n|---|---|---|${Object.keys(settings).map(() => '---').join('|')}|`);
+  console.log(
+    `| labelled | sites | global | ${Object.keys(settings).join(' | ')} |\n|---|---|---|${Object.keys(settings)
+      .map(() => '---')
+      .join('|')}|`,
+  );
   for (const n of [...new Set(points.map((p) => p.labelled))]) {
     const at = points.filter((p) => p.labelled === n);
     const avg = (pick: (p: CorrectionPoint) => { f1: number; fpr: number }) =>
       `${(at.reduce((a, p) => a + pick(p).f1, 0) / at.length).toFixed(3)} / ${pct(at.reduce((a, p) => a + pick(p).fpr, 0) / at.length)}`;
-    console.log(`| ${n} | ${at.length} | ${avg((p) => p.global)} | ${Object.keys(settings).map((k) => avg((p) => p.corrected[k] as BinaryMetrics)).join(' | ')} |`);
+    console.log(
+      `| ${n} | ${at.length} | ${avg((p) => p.global)} | ${Object.keys(settings)
+        .map((k) => avg((p) => p.corrected[k] as BinaryMetrics))
+        .join(' | ')} |`,
+    );
   }
 }
 
@@ -113,7 +128,13 @@ function report(argv: string[]): void {
     // The chart's curves are refitted from the dumps (each site's items in arrival order with the global log-odds).
     const name = `l2 ${values.l2}`;
     const points = correctionCurve(values.dump, { [name]: { ...DEFAULT_CORRECTION, l2: Number(values.l2) } });
-    writeFileSync(values.chart, renderCurveSvg(points.map((p) => ({ site: p.site, labelled: p.labelled, global: p.global, corrected: p.corrected[name] })), name));
+    writeFileSync(
+      values.chart,
+      renderCurveSvg(
+        points.map((p) => ({ site: p.site, labelled: p.labelled, global: p.global, corrected: p.corrected[name] })),
+        name,
+      ),
+    );
   }
 }
 

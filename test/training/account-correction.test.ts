@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { correctionLogit, DEFAULT_CORRECTION, fitAccountCorrection, NO_CORRECTION, type AccountExample } from '../../training/model/account-correction.ts';
+import {
+  correctionLogit,
+  DEFAULT_CORRECTION,
+  fitAccountCorrection,
+  NO_CORRECTION,
+  type AccountExample,
+} from '../../training/model/account-correction.ts';
 
 const ex = (label: 0 | 1, indices: number[], globalLogit: number): AccountExample => ({
   indices: Int32Array.from(indices),
@@ -46,7 +52,10 @@ describe('a per-account correction over a frozen global model', () => {
   });
 
   it('agrees with the global model where the labels do: a correction of about nothing', () => {
-    const agreeing = [...Array.from({ length: 15 }, (_, i) => ex(1, [900, i], 4)), ...Array.from({ length: 15 }, (_, i) => ex(0, [70, 100 + i], -4))];
+    const agreeing = [
+      ...Array.from({ length: 15 }, (_, i) => ex(1, [900, i], 4)),
+      ...Array.from({ length: 15 }, (_, i) => ex(0, [70, 100 + i], -4)),
+    ];
     const c = fitAccountCorrection(agreeing);
     expect(Math.abs(correctionLogit(c, x([900])))).toBeLessThan(0.5);
     expect(Math.abs(correctionLogit(c, x([70])))).toBeLessThan(0.5);

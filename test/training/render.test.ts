@@ -5,7 +5,11 @@ import { binaryMetrics } from '../../training/model/metrics.ts';
 
 const site = (name: string, kind: SiteResult['kind'], f1Hits: number): SiteResult => {
   // 4 spam (f1Hits caught) and 4 legitimate (one flagged) at threshold 0.5.
-  const items: { source: string; label: 0 | 1; p: number }[] = [0, 1, 2, 3].map((i) => ({ source: name, label: 1 as const, p: i < f1Hits ? 0.9 : 0.1 }));
+  const items: { source: string; label: 0 | 1; p: number }[] = [0, 1, 2, 3].map((i) => ({
+    source: name,
+    label: 1 as const,
+    p: i < f1Hits ? 0.9 : 0.1,
+  }));
   items.push(...[0, 1, 2, 3].map((i) => ({ source: name, label: 0 as const, p: i === 0 ? 0.9 : 0.1 })));
   return { site: name, kind, n: 8, spam: 4, families: { nblr: { threshold: 0.5, metrics: binaryMetrics(items, 0.5) } } };
 };
@@ -25,7 +29,7 @@ describe('the protocol table', () => {
 
   it('lists the held-out files apart from the sites', () => {
     const md = renderMarkdown(results, ['nblr'], { nblr: 'NB-LR' });
-    const [sites, held] = md.split("Held-out files");
+    const [sites, held] = md.split('Held-out files');
     expect(sites).toContain('| video: B |');
     expect(sites).not.toContain('x.jsonl');
     expect(held).toContain('| held-out x.jsonl |');

@@ -4,7 +4,12 @@ import { mlpLogit, trainMlp } from '../../training/model/train-mlp.ts';
 import { foldRowScales } from '../../training/experiments/families.ts';
 import type { TrainingExample } from '../../training/model/train-linear.ts';
 
-const ex = (label: 0 | 1, indices: number[]): TrainingExample => ({ indices: Int32Array.from(indices), values: Float32Array.from(indices, () => 1), label, weight: 1 });
+const ex = (label: 0 | 1, indices: number[]): TrainingExample => ({
+  indices: Int32Array.from(indices),
+  values: Float32Array.from(indices, () => 1),
+  label,
+  weight: 1,
+});
 
 beforeAll(async () => {
   await initBackend('cpu');

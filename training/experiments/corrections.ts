@@ -31,7 +31,9 @@ export interface CorrectionPoint {
 /** Each dumped site's first N items fit a correction; the rest are scored with and without it. */
 export function correctionCurve(dumpDir: string, settings = CORRECTION_SETTINGS, minRest = 60): CorrectionPoint[] {
   const out: CorrectionPoint[] = [];
-  for (const file of readdirSync(dumpDir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dumpDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const d = JSON.parse(readFileSync(path.join(dumpDir, file), 'utf8')) as SiteDump;
     const items = d.items.map((x) => ({ indices: Int32Array.from(x.i), values: Float32Array.from(x.v), globalLogit: x.z, label: x.y }));
     // Forms have no arrival time: a seeded random order (dumps made before the curve shuffled forms held them
@@ -40,7 +42,11 @@ export function correctionCurve(dumpDir: string, settings = CORRECTION_SETTINGS,
     for (const n of CURVE_STEPS) {
       if (items.length - n < minRest) break;
       const rest = items.slice(n);
-      const score = (z: (x: (typeof items)[number]) => number) => binaryMetrics(rest.map((x) => ({ source: d.site, label: x.label, p: sigmoid(z(x)) })), d.threshold);
+      const score = (z: (x: (typeof items)[number]) => number) =>
+        binaryMetrics(
+          rest.map((x) => ({ source: d.site, label: x.label, p: sigmoid(z(x)) })),
+          d.threshold,
+        );
       const corrected: Record<string, BinaryMetrics> = {};
       for (const [name, o] of Object.entries(settings)) {
         const c = fitAccountCorrection(items.slice(0, n), o);

@@ -29,7 +29,14 @@ export const NBLR: BaseFamily = {
   describe: 'NB-LR (shipped setup: 12 epochs, batch 64, Adam 0.02, L2 1e-7, uint8 weights)',
   train(examples, s) {
     const scales = nbScales(examples, s.dimension, s.nb);
-    const trained = trainLinear(scaleExamples(examples, scales), { dimension: s.dimension, epochs: 12, batchSize: 64, learningRate: 0.02, l2: 1e-7, seed: s.seed });
+    const trained = trainLinear(scaleExamples(examples, scales), {
+      dimension: s.dimension,
+      epochs: 12,
+      batchSize: 64,
+      learningRate: 0.02,
+      l2: 1e-7,
+      seed: s.seed,
+    });
     return new LinearScorer(quantizeUint8(foldScales(trained.weights, scales)), 1, trained.bias);
   },
 };
@@ -50,7 +57,8 @@ export const DEFAULT_MLP: MlpSettings = { hidden: 8, epochs: 6, batchSize: 64, l
 export function foldRowScales(m: MlpWeights, scales: Float32Array): MlpWeights {
   const H = m.hidden;
   const embeddings = new Float32Array(m.embeddings.length);
-  for (let i = 0; i < scales.length; i++) for (let c = 0; c < H; c++) embeddings[i * H + c] = (m.embeddings[i * H + c] as number) * (scales[i] as number);
+  for (let i = 0; i < scales.length; i++)
+    for (let c = 0; c < H; c++) embeddings[i * H + c] = (m.embeddings[i * H + c] as number) * (scales[i] as number);
   return { ...m, embeddings };
 }
 
@@ -66,7 +74,15 @@ export function mlpFamily(p: MlpSettings = DEFAULT_MLP, name = 'mlp'): BaseFamil
     train(examples, s) {
       const scales = p.nbScaled ? nbScales(examples, s.dimension, s.nb) : null;
       const input = scales ? scaleExamples(examples, scales) : examples;
-      const trained = trainMlp(input, { dimension: s.dimension, hidden: p.hidden, epochs: p.epochs, batchSize: p.batchSize, learningRate: p.learningRate, l2: p.l2, seed: s.seed });
+      const trained = trainMlp(input, {
+        dimension: s.dimension,
+        hidden: p.hidden,
+        epochs: p.epochs,
+        batchSize: p.batchSize,
+        learningRate: p.learningRate,
+        l2: p.l2,
+        seed: s.seed,
+      });
       const m = quantizedMlp(scales ? foldRowScales(trained, scales) : trained);
       const acc = new Float64Array(m.hidden);
       return { logit: (x) => mlpLogit(m, x, acc) };

@@ -26,7 +26,6 @@ export interface CurvePoint {
   readonly corrections: Record<string, BinaryMetrics>;
 }
 
-
 /**
  * Arrival order of a site's items: a video's comments by their date (undated ones after the dated, in file order);
  * forms have no date, and their ids sort every legitimate form before every spam one (fl-* before fs-*), so they
@@ -35,7 +34,11 @@ export interface CurvePoint {
 export function arrivalOrder(held: readonly LabelledRecord[], dataDir: string): number[] {
   const dates = new Map<string, string>();
   for (const video of new Set(held.filter((r) => r.source === 'youtube').map((r) => r.id.split(':')[0] as string))) {
-    const rows = parse(readFileSync(path.join(dataDir, 'youtube', `${video}.csv`)), { columns: true, bom: true, skip_empty_lines: true }) as Record<string, string>[];
+    const rows = parse(readFileSync(path.join(dataDir, 'youtube', `${video}.csv`)), {
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+    }) as Record<string, string>[];
     rows.forEach((row, i) => dates.set(`${video}:${i + 1}`, row.DATE ?? ''));
   }
   const key = (r: LabelledRecord) => dates.get(r.id) || '\uffff';
@@ -83,9 +86,16 @@ export function learningCurve(
   // that correction settings can be compared without retraining the global model.
   if (opts.dumpDir) {
     const items = order.map((x, i) => ({ i: [...x.indices], v: [...x.values], z: calibrated[i], y: x.label }));
-    writeFileSync(path.join(opts.dumpDir, `${site.name.replace(/[^a-z0-9]+/gi, '-')}.json`), JSON.stringify({ site: site.name, threshold: c.threshold, items }));
+    writeFileSync(
+      path.join(opts.dumpDir, `${site.name.replace(/[^a-z0-9]+/gi, '-')}.json`),
+      JSON.stringify({ site: site.name, threshold: c.threshold, items }),
+    );
   }
-  const score = (xs: readonly Example[], z: readonly number[]) => binaryMetrics(xs.map((x, i) => ({ source: site.name, label: x.label, p: sigmoid(z[i] as number) })), c.threshold);
+  const score = (xs: readonly Example[], z: readonly number[]) =>
+    binaryMetrics(
+      xs.map((x, i) => ({ source: site.name, label: x.label, p: sigmoid(z[i] as number) })),
+      c.threshold,
+    );
   for (const n of CURVE_STEPS) {
     if (order.length - n < MIN_REST) break;
     const labelled = order.slice(0, n);
@@ -101,20 +111,35 @@ export function learningCurve(
     if (retrained) opts.log(`  ${site.name}: retrained with ${n} labels in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const corrections: Record<string, BinaryMetrics> = {};
     for (const [name, o] of Object.entries(CORRECTION_SETTINGS)) {
-      const corr = fitAccountCorrection(labelled.map((x, i) => ({ indices: x.indices, values: x.values, globalLogit: calibrated[i] as number, label: x.label })), o);
-      corrections[name] = score(rest, rest.map((x, i) => (restGlobal[i] as number) + correctionLogit(corr, x)));
+      const corr = fitAccountCorrection(
+        labelled.map((x, i) => ({ indices: x.indices, values: x.values, globalLogit: calibrated[i] as number, label: x.label })),
+        o,
+      );
+      corrections[name] = score(
+        rest,
+        rest.map((x, i) => (restGlobal[i] as number) + correctionLogit(corr, x)),
+      );
     }
     points.push({
       labelled: n,
       rest: rest.length,
       global: score(rest, restGlobal),
-      ...(retrained ? { retrained: score(rest, rest.map((x) => c.platt.a * retrained.logit(x) + c.platt.b)) } : {}),
+      ...(retrained
+        ? {
+            retrained: score(
+              rest,
+              rest.map((x) => c.platt.a * retrained.logit(x) + c.platt.b),
+            ),
+          }
+        : {}),
       corrections,
     });
     const p = points.at(-1) as CurvePoint;
     opts.log(
       `  ${site.name} @${n}: global F1 ${p.global.f1.toFixed(3)} FPR ${(100 * p.global.fpr).toFixed(2)}% | retrained ${p.retrained ? `${p.retrained.f1.toFixed(3)} ${(100 * p.retrained.fpr).toFixed(2)}%` : '-'} | ` +
-        Object.entries(corrections).map(([k, m]) => `${k} ${m.f1.toFixed(3)} ${(100 * m.fpr).toFixed(2)}%`).join(' | '),
+        Object.entries(corrections)
+          .map(([k, m]) => `${k} ${m.f1.toFixed(3)} ${(100 * m.fpr).toFixed(2)}%`)
+          .join(' | '),
     );
   }
   return points;

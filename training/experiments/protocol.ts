@@ -62,11 +62,25 @@ export interface PoolFit {
 }
 
 export function toExample(extractor: FeatureExtractor, r: LabelledRecord, sourceWeights = DEFAULT_SOURCE_WEIGHTS): Example {
-  return { ...extractor.extractCopy(r.fields), label: r.label === 'spam' ? 1 : 0, weight: r.weight * (sourceWeights[r.source] ?? 1), source: r.source };
+  return {
+    ...extractor.extractCopy(r.fields),
+    label: r.label === 'spam' ? 1 : 0,
+    weight: r.weight * (sourceWeights[r.source] ?? 1),
+    source: r.source,
+  };
 }
 
-export function fitPool(pool: readonly Example[], base: readonly BaseFamily[], s: TrainSettings, folds: number, log: (l: string) => void): PoolFit {
-  const order = shuffleInPlace(pool.map((_, i) => i), seededRandom(s.seed ^ 0x5eed));
+export function fitPool(
+  pool: readonly Example[],
+  base: readonly BaseFamily[],
+  s: TrainSettings,
+  folds: number,
+  log: (l: string) => void,
+): PoolFit {
+  const order = shuffleInPlace(
+    pool.map((_, i) => i),
+    seededRandom(s.seed ^ 0x5eed),
+  );
   const foldOf = new Int32Array(pool.length);
   order.forEach((idx, pos) => (foldOf[idx] = pos % folds));
   const oof = new Map<string, number[]>();
@@ -75,7 +89,10 @@ export function fitPool(pool: readonly Example[], base: readonly BaseFamily[], s
     const logits = new Array<number>(pool.length).fill(0);
     for (let k = 0; k < folds; k++) {
       const t0 = performance.now();
-      const m = fam.train(pool.filter((_, i) => foldOf[i] !== k), s);
+      const m = fam.train(
+        pool.filter((_, i) => foldOf[i] !== k),
+        s,
+      );
       pool.forEach((e, i) => {
         if (foldOf[i] === k) logits[i] = m.logit(e);
       });
@@ -104,7 +121,11 @@ export interface Calibrated {
 export function calibrate(fit: PoolFit, derived: readonly DerivedFamily[], targetFpr: number): Map<string, Calibrated> {
   const out = new Map<string, Calibrated>();
   const oof = new Map(fit.oof);
-  for (const d of derived) oof.set(d.name, fit.labels.map((_, i) => d.combine(d.from.map((f) => (fit.oof.get(f) as number[])[i] as number))));
+  for (const d of derived)
+    oof.set(
+      d.name,
+      fit.labels.map((_, i) => d.combine(d.from.map((f) => (fit.oof.get(f) as number[])[i] as number))),
+    );
   for (const [name, z] of oof) {
     const platt = fitPlatt(z, fit.labels);
     const probs = z.map((v) => sigmoid(platt.a * v + platt.b));
@@ -113,11 +134,20 @@ export function calibrate(fit: PoolFit, derived: readonly DerivedFamily[], targe
   return out;
 }
 
-function figures(fit: PoolFit, cal: Map<string, Calibrated>, derived: readonly DerivedFamily[], set: readonly Example[]): Record<string, FamilyFigures> {
+function figures(
+  fit: PoolFit,
+  cal: Map<string, Calibrated>,
+  derived: readonly DerivedFamily[],
+  set: readonly Example[],
+): Record<string, FamilyFigures> {
   const logits = set.map((x) => familyLogits(fit, derived, x));
   const out: Record<string, FamilyFigures> = {};
   for (const [name, c] of cal) {
-    const scored = set.map((x, i) => ({ source: x.source, label: x.label, p: sigmoid(c.platt.a * (logits[i]?.get(name) as number) + c.platt.b) }));
+    const scored = set.map((x, i) => ({
+      source: x.source,
+      label: x.label,
+      p: sigmoid(c.platt.a * (logits[i]?.get(name) as number) + c.platt.b),
+    }));
     out[name] = { threshold: c.threshold, metrics: binaryMetrics(scored, c.threshold) };
   }
   return out;
@@ -159,9 +189,17 @@ export async function runProtocol(opts: ProtocolOptions): Promise<SiteResult[]> 
     opts.log(`held-out files: trained on split 42's train + validation (${pool.length}), as the shipped model is`);
     const fit = fitPool(pool, opts.base, { ...s, seed: 42 }, opts.folds, opts.log);
     const cal = calibrate(fit, opts.derived, opts.targetFpr);
-    for (const file of readdirSync(opts.holdoutDir).filter((f) => f.endsWith('.jsonl')).sort()) {
+    for (const file of readdirSync(opts.holdoutDir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort()) {
       const set = loadLabelledFile(path.join(opts.holdoutDir, file), 'forms').map((r) => toExample(extractor, r));
-      const result: SiteResult = { site: `held-out ${file}`, kind: 'holdout', n: set.length, spam: set.filter((e) => e.label === 1).length, families: figures(fit, cal, opts.derived, set) };
+      const result: SiteResult = {
+        site: `held-out ${file}`,
+        kind: 'holdout',
+        n: set.length,
+        spam: set.filter((e) => e.label === 1).length,
+        families: figures(fit, cal, opts.derived, set),
+      };
       opts.log(summary(result));
       results.push(result);
     }

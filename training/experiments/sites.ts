@@ -49,7 +49,11 @@ export interface Site {
 /** Every site the protocol holds out, in the order its table lists them. */
 export function protocolSites(records: readonly LabelledRecord[], meta: ReadonlyMap<string, FormMeta>): Site[] {
   const videos = [...new Set(records.filter((r) => r.source === 'youtube').map((r) => r.id.split(':')[0] as string))].sort();
-  const sites: Site[] = videos.map((v) => ({ name: `video: ${v.replace(/^Youtube\d+-/, '')}`, kind: 'video', has: (r) => r.source === 'youtube' && r.id.startsWith(`${v}:`) }));
+  const sites: Site[] = videos.map((v) => ({
+    name: `video: ${v.replace(/^Youtube\d+-/, '')}`,
+    kind: 'video',
+    has: (r) => r.source === 'youtube' && r.id.startsWith(`${v}:`),
+  }));
   sites.push({ name: 'SMS', kind: 'sms', has: (r) => r.source === 'sms' });
   for (const [name, layouts] of Object.entries(LAYOUT_GROUPS)) {
     sites.push({ name, kind: 'layouts', has: (r) => r.source === 'forms' && layouts.includes(meta.get(r.id)?.layout ?? '') });

@@ -41,7 +41,12 @@ export interface AccountCorrection {
   readonly labels: number;
 }
 
-export const NO_CORRECTION: AccountCorrection = Object.freeze({ bias: 0, indices: new Int32Array(0), weights: new Float32Array(0), labels: 0 });
+export const NO_CORRECTION: AccountCorrection = Object.freeze({
+  bias: 0,
+  indices: new Int32Array(0),
+  weights: new Float32Array(0),
+  labels: 0,
+});
 
 function sigmoid(z: number): number {
   return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
@@ -86,7 +91,10 @@ export function fitAccountCorrection(examples: readonly AccountExample[], opts: 
 }
 
 /** What the correction adds to one submission's calibrated log-odds (binary search per feature: the table is sparse). */
-export function correctionLogit(c: AccountCorrection, x: { readonly indices: Int32Array; readonly values: Float32Array; readonly count?: number }): number {
+export function correctionLogit(
+  c: AccountCorrection,
+  x: { readonly indices: Int32Array; readonly values: Float32Array; readonly count?: number },
+): number {
   let z = c.bias;
   const n = x.count ?? x.indices.length;
   for (let j = 0; j < n; j++) {

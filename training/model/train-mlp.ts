@@ -46,7 +46,11 @@ export function trainMlp(all: readonly TrainingExample[], opts: MlpOptions): Mlp
   const mE = new Float32Array(U * H);
   const vE = new Float32Array(U * H);
   const stepOf = new Int32Array(U);
-  const dense = { b1: new Float32Array(H), w2: new Float32Array(H).map(() => (random() * 2 - 1) * Math.sqrt(6 / (H + 1))), b2: new Float32Array(1) };
+  const dense = {
+    b1: new Float32Array(H),
+    w2: new Float32Array(H).map(() => (random() * 2 - 1) * Math.sqrt(6 / (H + 1))),
+    b2: new Float32Array(1),
+  };
   const denseM = { b1: new Float32Array(H), w2: new Float32Array(H), b2: new Float32Array(1) };
   const denseV = { b1: new Float32Array(H), w2: new Float32Array(H), b2: new Float32Array(1) };
   const order = examples.map((_, i) => i);
@@ -131,7 +135,11 @@ function adam(p: Float32Array, g: Float32Array, m: Float32Array, v: Float32Array
 }
 
 /** The MLP's logit for one sparse input, in float64 over the given weights (training-side scoring). */
-export function mlpLogit(m: MlpWeights, x: { readonly indices: Int32Array; readonly values: Float32Array }, acc = new Float64Array(m.hidden)): number {
+export function mlpLogit(
+  m: MlpWeights,
+  x: { readonly indices: Int32Array; readonly values: Float32Array },
+  acc = new Float64Array(m.hidden),
+): number {
   const H = m.hidden;
   for (let c = 0; c < H; c++) acc[c] = m.b1[c] as number;
   for (let j = 0; j < x.indices.length; j++) {
