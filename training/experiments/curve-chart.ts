@@ -26,11 +26,13 @@ function mean(xs: readonly number[]): number {
 export function renderCurveSvg(points: readonly ChartPoint[], correction: string): string {
   const sites = [...new Set(points.map((p) => p.site))];
   const steps = [...new Set(points.map((p) => p.labelled))].sort((a, b) => a - b);
-  const series: Series[] = [
+  const candidates: Series[] = [
     { name: 'global model alone', colour: '#555', pick: (p) => p.global },
     { name: `per-account correction (${correction})`, colour: '#1b7837', pick: (p) => p.corrected },
     { name: 'global model retrained with the labels', colour: '#b2182b', pick: (p) => p.retrained },
   ];
+  // A series with no measured point (the retrained model where it was not retrained) stays out of the legend too.
+  const series = candidates.filter((s) => points.some((p) => s.pick(p)));
   const W = 360;
   const H = 220;
   const pad = { l: 48, r: 12, t: 28, b: 36 };
