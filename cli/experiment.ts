@@ -1,0 +1,141 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runCommand } from '../core/cli/run.ts';
+import { parseFlags, UsageError } from '../core/cli/usage.ts';
+import { initBackend } from '../training/model/backend.ts';
+import { DEFAULT_MLP, ENSEMBLE, mlpFamily, NBLR, type BaseFamily, type DerivedFamily } from '../training/experiments/families.ts';
+import { runProtocol, type SiteResult } from '../training/experiments/protocol.ts';
+import { renderCurveSvg } from '../training/experiments/curve-chart.ts';
+import { correctionCurve, type CorrectionPoint } from '../training/experiments/corrections.ts';
+import { DEFAULT_CORRECTION } from '../training/model/account-correction.ts';
+import type { BinaryMetrics } from '../core/classifier/manifest.ts';
+import { renderMarkdown } from '../training/experiments/render.ts';
+
+const HELP = `npm run experiment -- lodo [--family nblr,mlp,ensemble] [--folds 5] [--only <site>[,<site>...]] [--curve [--curve-retrain 25,50,100,200]]
+                             [--mlp-hidden 8] [--mlp-epochs 6] [--markdown out.md] [--json out.json]
+Leave-one-site-out: each YouTube video, SMS, each group of form layouts and each group of form languages is held
+out in turn; every family is trained on the rest (threshold and calibration out of fold, as \`npm run train\`) and
+scored on the held-out site. Then the files of training/holdout/ are scored by models trained on split 42's
+train + validation. --curve adds each site's learning curve (NB-LR). Prints a markdown table.
+npm run experiment -- report --json a.json [--json b.json ...] [--chart docs/learning-curve.svg] [--markdown out.md]
+Merges lodo runs' JSON into one table, and draws the learning curve.`;
+
+async function run(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (command === undefined) throw new UsageError('which experiment? lodo, report or corrections');
+  if (command === 'report') return report(rest);
+  if (command === 'corrections') return corrections(rest);
+  if (command !== 'lodo') throw new UsageError(`unknown experiment ${command}`);
+  const { values } = parseFlags(rest, {
+    family: { type: 'string', default: 'nblr,mlp,ensemble' },
+    folds: { type: 'string', default: '5' },
+    only: { type: 'string', default: '' },
+    curve: { type: 'boolean', default: false },
+    'mlp-hidden': { type: 'string', default: String(DEFAULT_MLP.hidden) },
+    'mlp-epochs': { type: 'string', default: String(DEFAULT_MLP.epochs) },
+    seed: { type: 'string', default: '42' },
+    data: { type: 'string', default: 'data' },
+    holdout: { type: 'string', default: 'training/holdout' },
+    markdown: { type: 'string' },
+    json: { type: 'string' },
+    'curve-dump': { type: 'string' },
+    'curve-retrain': { type: 'string', default: '25,50,100,200' },
+  });
+  const names = values.family.split(',').filter(Boolean);
+  const mlp = mlpFamily({ ...DEFAULT_MLP, hidden: Number(values['mlp-hidden']), epochs: Number(values['mlp-epochs']) });
+  const known: Record<string, BaseFamily | DerivedFamily> = { nblr: NBLR, mlp, ensemble: ENSEMBLE };
+  for (const n of names) if (!known[n]) throw new UsageError(`unknown family ${n} (have: ${Object.keys(known).join(', ')})`);
+  const derived = names.map((n) => known[n]).filter((f): f is DerivedFamily => 'combine' in (f as object));
+  const needed = new Set([
+    ...names.filter((n) => !('combine' in (known[n] as object))),
+    ...derived.flatMap((d) => d.from),
+    ...(values.curve ? ['nblr'] : []),
+  ]);
+  const base = [...needed].map((n) => known[n] as BaseFamily);
+  const folds = Number(values.folds);
+  if (!Number.isInteger(folds) || folds < 2) throw new UsageError('--folds must be an integer of at least 2');
+  const backend = await initBackend();
+  const started = performance.now();
+  console.log(`backend ${backend}; families ${[...base.map((b) => b.name), ...derived.map((d) => d.name)].join(', ')}; ${folds} folds`);
+  const results = await runProtocol({
+    dataDir: path.resolve(values.data),
+    holdoutDir: path.resolve(values.holdout),
+    base,
+    derived,
+    folds,
+    seed: Number(values.seed),
+    targetFpr: 0.01,
+    only: values.only.split(',').filter(Boolean),
+    curve: values.curve,
+    retrainSteps: values['curve-retrain'].split(',').filter(Boolean).map(Number),
+    ...(values['curve-dump'] ? { dumpDir: path.resolve(values['curve-dump']) } : {}),
+    log: (l) => console.log(l),
+    onProgress: (so) => values.json && writeFileSync(values.json, `${JSON.stringify(so, null, 1)}\n`),
+  });
+  const shown = [...base.map((b) => b.name), ...derived.map((d) => d.name)];
+  const md = renderMarkdown(results, shown, Object.fromEntries([...base, ...derived].map((f) => [f.name, f.describe])));
+  console.log(`\n${md}\n(${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  if (values.markdown) writeFileSync(values.markdown, md);
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(results, null, 1)}\n`);
+}
+
+/** Per-account corrections refitted from the curve's dumps at several pulls: mean F1 / FPR over the sites per step. */
+function corrections(argv: string[]): void {
+  const { values } = parseFlags(argv, {
+    dump: { type: 'string', default: '.tmp/dump' },
+    l2: { type: 'string', default: '0.001,0.003,0.01,0.03,0.1' },
+  });
+  const settings = Object.fromEntries(values.l2.split(',').map((v) => [`l2 ${v}`, { ...DEFAULT_CORRECTION, l2: Number(v) }]));
+  const points = correctionCurve(values.dump, settings);
+  const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
+  console.log(
+    `| labelled | sites | global | ${Object.keys(settings).join(' | ')} |\n|---|---|---|${Object.keys(settings)
+      .map(() => '---')
+      .join('|')}|`,
+  );
+  for (const n of [...new Set(points.map((p) => p.labelled))]) {
+    const at = points.filter((p) => p.labelled === n);
+    const avg = (pick: (p: CorrectionPoint) => { f1: number; fpr: number }) =>
+      `${(at.reduce((a, p) => a + pick(p).f1, 0) / at.length).toFixed(3)} / ${pct(at.reduce((a, p) => a + pick(p).fpr, 0) / at.length)}`;
+    console.log(
+      `| ${n} | ${at.length} | ${avg((p) => p.global)} | ${Object.keys(settings)
+        .map((k) => avg((p) => p.corrected[k] as BinaryMetrics))
+        .join(' | ')} |`,
+    );
+  }
+}
+
+/** Merges the JSON of several lodo runs (e.g. run in parallel, one per group of sites) into one table and the curve's chart. */
+function report(argv: string[]): void {
+  const { values } = parseFlags(argv, {
+    json: { type: 'string', multiple: true },
+    family: { type: 'string', default: 'nblr,mlp,ensemble' },
+    chart: { type: 'string' },
+    dump: { type: 'string', default: '.tmp/dump' },
+    l2: { type: 'string', default: String(DEFAULT_CORRECTION.l2) },
+    markdown: { type: 'string' },
+  });
+  if (!values.json?.length) throw new UsageError('report needs --json <file> (one or more)');
+  const results = values.json.flatMap((f) => JSON.parse(readFileSync(f, 'utf8')) as SiteResult[]);
+  const order = (r: SiteResult) => ['video', 'sms', 'layouts', 'languages', 'holdout'].indexOf(r.kind);
+  results.sort((a, b) => order(a) - order(b));
+  const names = values.family.split(',').filter(Boolean);
+  const describe = { nblr: NBLR.describe, mlp: mlpFamily().describe, ensemble: ENSEMBLE.describe };
+  const md = renderMarkdown(results, names, describe);
+  console.log(md);
+  if (values.markdown) writeFileSync(values.markdown, md);
+  if (values.chart) {
+    // The chart's curves are refitted from the dumps (each site's items in arrival order with the global log-odds).
+    const name = `l2 ${values.l2}`;
+    const points = correctionCurve(values.dump, { [name]: { ...DEFAULT_CORRECTION, l2: Number(values.l2) } });
+    writeFileSync(
+      values.chart,
+      renderCurveSvg(
+        points.map((p) => ({ site: p.site, labelled: p.labelled, global: p.global, corrected: p.corrected[name] })),
+        name,
+      ),
+    );
+  }
+}
+
+runCommand({ name: 'experiment', usage: HELP, main: run });

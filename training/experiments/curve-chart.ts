@@ -1,0 +1,99 @@
+import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
+
+/** One site after N labels: the global model alone, and with the correction (or retrained) where measured. */
+export interface ChartPoint {
+  readonly site: string;
+  readonly labelled: number;
+  readonly global: BinaryMetrics;
+  readonly corrected?: BinaryMetrics;
+  readonly retrained?: BinaryMetrics;
+}
+
+interface Series {
+  readonly name: string;
+  readonly colour: string;
+  readonly pick: (p: ChartPoint) => { f1: number; fpr: number } | undefined;
+}
+
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/**
+ * The learning curve as an SVG: mean F1 (left) and mean false-positive rate (right) over the sites measured at each
+ * step, for the global model alone, the per-account correction and (where measured) the retrained model.
+ */
+export function renderCurveSvg(points: readonly ChartPoint[], correction: string): string {
+  const sites = [...new Set(points.map((p) => p.site))];
+  const steps = [...new Set(points.map((p) => p.labelled))].sort((a, b) => a - b);
+  const candidates: Series[] = [
+    { name: 'global model alone', colour: '#555', pick: (p) => p.global },
+    { name: `per-account correction (${correction})`, colour: '#1b7837', pick: (p) => p.corrected },
+    { name: 'global model retrained with the labels', colour: '#b2182b', pick: (p) => p.retrained },
+  ];
+  // A series with no measured point (the retrained model where it was not retrained) stays out of the legend too.
+  const series = candidates.filter((s) => points.some((p) => s.pick(p)));
+  const W = 360;
+  const H = 220;
+  const pad = { l: 48, r: 12, t: 28, b: 36 };
+  const x = (n: number) =>
+    pad.l + ((Math.log(n) - Math.log(steps[0]!)) / (Math.log(steps.at(-1)!) - Math.log(steps[0]!) || 1)) * (W - pad.l - pad.r);
+  const panel = (ox: number, title: string, metric: 'f1' | 'fpr', lo: number, hi: number, fmt: (v: number) => string) => {
+    const y = (v: number) => pad.t + (1 - (v - lo) / (hi - lo)) * (H - pad.t - pad.b);
+    const out: string[] = [
+      `<g transform="translate(${ox},0)">`,
+      `<text x="${W / 2}" y="16" text-anchor="middle" font-weight="bold">${title}</text>`,
+    ];
+    for (let i = 0; i <= 4; i++) {
+      const v = lo + ((hi - lo) * i) / 4;
+      out.push(
+        `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
+        `<text x="${pad.l - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`,
+      );
+    }
+    for (const n of steps) out.push(`<text x="${x(n)}" y="${H - pad.b + 16}" text-anchor="middle">${n}</text>`);
+    out.push(`<text x="${W / 2}" y="${H - 4}" text-anchor="middle">labels given (log scale)</text>`);
+    for (const s of series) {
+      const pts = steps
+        .map((n) => {
+          const vals = points
+            .filter((p) => p.labelled === n)
+            .map((p) => s.pick(p))
+            .filter((m) => !!m);
+          return vals.length ? ([n, mean(vals.map((m) => m![metric]))] as const) : null;
+        })
+        .filter((p): p is readonly [number, number] => p !== null);
+      if (pts.length > 1)
+        out.push(
+          `<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
+        );
+      for (const [n, v] of pts)
+        out.push(
+          `<circle cx="${x(n).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${s.colour}"><title>${s.name}, ${n} labels: ${fmt(v)}</title></circle>`,
+        );
+    }
+    out.push('</g>');
+    return out.join('\n');
+  };
+  const all = (metric: 'f1' | 'fpr') =>
+    points.flatMap((p) => series.map((s) => s.pick(p)?.[metric]).filter((v): v is number => v !== undefined));
+  const f1s = all('f1');
+  const fprs = all('fpr');
+  const f1lo = Math.max(0, Math.floor(Math.min(...f1s) * 10) / 10);
+  const fprhi = Math.max(0.02, Math.ceil(Math.max(...fprs) * 50) / 50);
+  const legend = series
+    .map(
+      (s, i) =>
+        `<g transform="translate(${pad.l + i * 230},${H + 14})"><rect width="12" height="12" fill="${s.colour}"/><text x="16" y="10">${s.name}</text></g>`,
+    )
+    .join('\n');
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 50}" font-family="sans-serif" font-size="11">`,
+    '<rect width="100%" height="100%" fill="white"/>',
+    panel(0, `F1 on the rest of the site (mean of ${sites.length} sites)`, 'f1', f1lo, 1, (v) => v.toFixed(2)),
+    panel(W, 'legitimate items flagged (mean)', 'fpr', 0, fprhi, (v) => `${(100 * v).toFixed(1)}%`),
+    legend,
+    '</svg>',
+    '',
+  ].join('\n');
+}
