@@ -6,6 +6,7 @@ import { withSyncedFile } from '../../core/fs/synced-file.ts';
 import { tf } from './backend.ts';
 import { manifestSchema, type Manifest } from '../../core/classifier/manifest.ts';
 import type { HashedWeights } from '../../core/classifier/hashed-weights.ts';
+import { ACCOUNTS_FILE, accountsFileSchema, type AccountsFile } from '../../core/classifier/account-corrections.ts';
 import { LAYER_NAMES } from './linear-model.ts';
 
 export class ModelExistsError extends Error {
@@ -13,7 +14,8 @@ export class ModelExistsError extends Error {
 }
 
 /**
- * Writes model.json + weights.bin (the TF.js layers format), manifest.json and report.md. The hashed layer
+ * Writes model.json + weights.bin (the TF.js layers format), manifest.json, report.md and, when there are per-account
+ * corrections, accounts.json (written before the folder is renamed into place, like the rest). The hashed layer
  * goes out as its uint8 table with TF.js quantization metadata; `model` must hold its dequantized values.
  * The files are written and fsync'd in a hidden `.<version>.partial` folder that is then renamed to `dir`: the
  * service loads the newest version, so a crash or a full disk mid-export must not leave a half-written one there.
@@ -24,8 +26,10 @@ export async function exportModel(
   manifest: Manifest,
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
+  accounts?: AccountsFile,
 ): Promise<void> {
   const valid = manifestSchema.parse(manifest);
+  if ((accounts !== undefined) !== (valid.accountCorrections !== undefined)) throw new Error('the manifest must list accounts.json exactly when it is exported');
   if (await stat(dir).catch(() => null)) throw new ModelExistsError(`${dir} already exists: not overwriting a model`);
   const parent = path.dirname(dir);
   const partial = path.join(parent, `.${path.basename(dir)}.partial`);
@@ -34,7 +38,7 @@ export async function exportModel(
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial);
   try {
-    await writeModel(partial, model, valid, report, hashed);
+    await writeModel(partial, model, valid, report, hashed, accounts);
   } catch (err) {
     // A failed export (a full disk, say) leaves nothing behind; only a crash can, and the next export clears it.
     await rm(partial, { recursive: true, force: true });
@@ -50,6 +54,7 @@ async function writeModel(
   valid: Manifest,
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
+  accounts: AccountsFile | undefined,
 ): Promise<void> {
   await model.save(
     tf.io.withSaveHandler(async (artifacts) => {
@@ -85,6 +90,7 @@ async function writeModel(
   );
   await writeDurably(path.join(partial, 'manifest.json'), `${JSON.stringify(valid, null, 2)}\n`);
   await writeDurably(path.join(partial, 'report.md'), report);
+  if (accounts !== undefined) await writeDurably(path.join(partial, ACCOUNTS_FILE), `${JSON.stringify(accountsFileSchema.parse(accounts))}\n`);
   await syncDir(partial);
 }
 
