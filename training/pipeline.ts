@@ -177,6 +177,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
             l2: correctionSettings.l2,
             biasL2: correctionSettings.biasL2,
             iterations: correctionSettings.iterations,
+            minWeight: correctionSettings.minWeight,
           },
         }),
     trainingSeconds: 0,

@@ -92,6 +92,8 @@ export const manifestSchema = z.object({
       l2: z.number().nonnegative(),
       biasL2: z.number().nonnegative(),
       iterations: z.number().int().positive(),
+      /** Smaller weights were left out of the file (absent: none were). */
+      minWeight: z.number().nonnegative().optional(),
     })
     .optional(),
   trainingSeconds: z.number(),

@@ -6,6 +6,7 @@ import { loadModelFolder } from '../../core/classifier/load.ts';
 import type { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
 import type { Verdict } from '../../core/classifier/types.ts';
 import { ACCOUNT_SIGNAL_ID } from '../../core/classifier/reasoning.ts';
+import { DEFAULT_CORRECTION_SETTINGS } from '../../training/model/fit-account-corrections.ts';
 import { ALL_WELCOME, dataDir, LABELLED, PROMO_IS_SPAM, SITE, type Policy } from './account-fixture.ts';
 
 const options = {
@@ -17,6 +18,9 @@ const options = {
   l2: 1e-7,
   targetFpr: 0.05,
   sourceWeights: {},
+  // A weaker pull than the default, so 60 labels move a correction all the way on this tiny fixture: these tests are
+  // about whose verdicts a correction moves, not how far (docs/model.md measures that on real sites).
+  corrections: { ...DEFAULT_CORRECTION_SETTINGS, l2: 0.01 },
   log: () => {},
 } satisfies Omit<TrainingOptions, 'dataDir'>;
 
@@ -103,8 +107,10 @@ describe('per-account corrections, trained end to end', () => {
     expect(promos).toBeGreaterThan(5);
     // An account with no labels: exactly the global model's figures.
     expect(unlabelled).toEqual(global);
-    // The first account: its own spam caught, at least as well as the global model alone, and no genuine comment flagged.
-    expect(strict.promo).toBeGreaterThanOrEqual(Math.max(global.promo, promos - 1));
+    // The first account: its own spam caught (most of it, where the global model alone catches little), and no more
+    // genuine comments flagged than the global model flags.
+    expect(strict.promo).toBeGreaterThan(global.promo);
+    expect(strict.promo).toBeGreaterThanOrEqual(Math.ceil(0.75 * promos));
     expect(strict.genuine).toBeLessThanOrEqual(global.genuine);
     // The second account: self-promotion is welcome there, and genuine comments stay legitimate.
     expect(welcome.promo).toBe(0);
