@@ -38,9 +38,11 @@ export class AccountCorrection {
   private readonly keys: Int32Array;
   private readonly weights: Float32Array;
   private readonly mask: number;
+  readonly buckets: number;
 
   constructor(stored: StoredCorrection) {
     this.bias = stored.bias;
+    this.buckets = stored.buckets.length;
     this.labels = stored.labels;
     let size = 16;
     while (size < stored.buckets.length * 2) size *= 2;
@@ -69,6 +71,8 @@ export class AccountCorrection {
   /** What the correction adds to one submission's calibrated log-odds. */
   logit(x: SparseInput): number {
     // weightOf inlined, everything in locals: this runs once per feature of every submission of the account.
+    // A correction of its bias alone (no weight was worth keeping) costs nothing per feature.
+    if (this.buckets === 0) return this.bias;
     const n = x.count ?? x.indices.length;
     const { keys, weights, mask } = this;
     const indices = x.indices;
