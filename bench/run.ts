@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --workers N]
+// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --workers N]
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
@@ -284,9 +284,14 @@ function summarize(results: LoadResult[], names: string[]) {
   return { byTarget, ratios: Object.fromEntries(names.filter((n) => n !== 'bare').map((n) => [n, ratio(n)])) };
 }
 
-if (maxWorkers === undefined) await main();
-else {
+if (maxWorkers !== undefined) {
   const report = await runWorkersBench(maxWorkers, quick, log);
   process.stdout.write('\n' + renderWorkersMarkdown(report) + '\n');
   log(`wrote ${writeWorkersResult(report)}`);
+} else if (argv.has('--accounts')) {
+  // Only the per-account correction's cost: an account with one against one without, in this one run.
+  const { measureAccountCost, renderAccountCost } = await import('./account-correction.ts');
+  process.stdout.write(`${renderAccountCost(await measureAccountCost(repoRoot, quick, log))}\n`);
+} else {
+  await main();
 }

@@ -17,6 +17,8 @@ import { evaluate, type Scored } from './model/metrics.ts';
 import { buildLayersModel } from './model/linear-model.ts';
 import { exportModel } from './model/export.ts';
 import { renderReport } from './model/report.ts';
+import { applyAccountLabelPolicy, GLOBAL_MIN_ACCOUNTS } from './data/account-labels.ts';
+import { DEFAULT_CORRECTION_SETTINGS, fitAccountCorrections, type CorrectionSettings } from './model/fit-account-corrections.ts';
 
 export interface TrainingOptions {
   readonly dataDir: string;
@@ -32,6 +34,8 @@ export interface TrainingOptions {
   readonly nbScaling?: NbScaling | null;
   readonly backend?: BackendName;
   readonly featureSettings?: FeatureSettings;
+  /** Per-account corrections: from how many labels, and how hard they are pulled; default DEFAULT_CORRECTION_SETTINGS. */
+  readonly corrections?: CorrectionSettings;
   /** Fixed "now" for reproducible versions in tests. */
   readonly now?: Date;
   readonly log: (line: string) => void;
@@ -76,8 +80,13 @@ interface FittedModel {
 export async function runTraining(opts: TrainingOptions): Promise<TrainingResult> {
   const started = performance.now();
   const backend = await initBackend(opts.backend);
-  const { records, files, withdrawn } = loadDataDir(opts.dataDir);
-  opts.log(`loaded ${records.length} records from ${files.length} files (backend ${backend})`);
+  const { records: loaded, files, withdrawn } = loadDataDir(opts.dataDir);
+  opts.log(`loaded ${loaded.length} records from ${files.length} files (backend ${backend})`);
+  // Labels that name their account train that account's correction; the global model sees only those accounts agree on.
+  const policy = applyAccountLabelPolicy(loaded);
+  const accountLabels = policy.agreed + policy.heldBack;
+  if (accountLabels > 0) opts.log(`account labels: ${accountLabels} from ${policy.byAccount.size} accounts, ${policy.agreed} agreed across accounts and enter the global model`);
+  const records = policy.global;
   const split = splitRecords(records, { seed: opts.seed, validation: 0.15, test: 0.15 });
   opts.log(`split: train ${split.train.length}, validation ${split.validation.length}, test ${split.test.length}; ${split.duplicates} duplicates dropped`);
 
@@ -88,6 +97,10 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const nbScaling = opts.nbScaling === undefined ? DEFAULT_NB_SCALING : opts.nbScaling;
   const main = fit(extractor, split, opts, 'model', nbScaling);
   const test = score(extractor, split.test, main);
+  const correctionSettings = opts.corrections ?? DEFAULT_CORRECTION_SETTINGS;
+  const corrections = fitAccountCorrections(policy.byAccount, extractor, (x) => main.platt.a * main.scorer.logit(x) + main.platt.b, correctionSettings);
+  const corrected = Object.keys(corrections.accounts).length;
+  if (accountLabels > 0) opts.log(`per-account corrections: ${corrected} accounts with at least ${correctionSettings.minLabels} labels`);
 
   const baselineExtractor = new FeatureExtractor(BASELINE_FEATURE_SETTINGS);
   const baseline = fit(baselineExtractor, split, opts, 'baseline', null);
@@ -123,6 +136,18 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
         withdrawn,
         contradicting: labelRecords.filter((r) => r.weight === LABEL_WEIGHTS.contradicts).length,
         weights: { ...LABEL_WEIGHTS },
+        ...(accountLabels === 0
+          ? {}
+          : {
+              accounts: {
+                accounts: policy.byAccount.size,
+                labels: accountLabels,
+                agreed: policy.agreed,
+                heldBack: policy.heldBack,
+                disputed: policy.disputed,
+                minAccountsForGlobal: GLOBAL_MIN_ACCOUNTS,
+              },
+            }),
       },
     },
     metrics: { validation: evaluate(main.outOfFold, main.threshold), test: evaluate(test, main.threshold) },
@@ -142,12 +167,25 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       backend,
     },
     quantization: { hashedWeights: 'uint8', scale: main.weights.scale },
+    ...(corrected === 0
+      ? {}
+      : {
+          accountCorrections: {
+            file: 'accounts.json' as const,
+            accounts: corrected,
+            minLabels: correctionSettings.minLabels,
+            l2: correctionSettings.l2,
+            biasL2: correctionSettings.biasL2,
+            iterations: correctionSettings.iterations,
+            minWeight: correctionSettings.minWeight,
+          },
+        }),
     trainingSeconds: 0,
   };
   const model = buildLayersModel(extractor.dimension, dequantize(main.weights), main.bias);
   const dir = path.join(opts.outDir, version);
   const final: Manifest = { ...manifest, trainingSeconds: Math.round((performance.now() - started) / 100) / 10 };
-  const written = await exportModel(dir, model, final, renderReport(final), main.weights);
+  const written = await exportModel(dir, model, final, renderReport(final), main.weights, corrected === 0 ? undefined : corrections);
   model.dispose();
   return { manifest: written, dir, test: split.test, labelsContradictingData: split.labelsContradictingData };
 }

@@ -2,7 +2,8 @@ import type { FeatureExtractor } from '../features/index.ts';
 import type { LinearScorer } from './linear-scorer.ts';
 import type { Manifest } from './manifest.ts';
 import { Attribution } from './attribution.ts';
-import { counterSignal, explain, sentence } from './reasoning.ts';
+import { counterSignal, explain, sentence, withAccountSignal } from './reasoning.ts';
+import type { AccountCorrections } from './account-corrections.ts';
 import type { FormFields } from '../features/form-fields.ts';
 import type { Classifier, Verdict } from './types.ts';
 
@@ -20,25 +21,37 @@ export class LinearClassifier implements Classifier {
     readonly manifest: Manifest,
     private readonly extractor: FeatureExtractor,
     readonly scorer: LinearScorer,
+    /** Per-account corrections shipped with the model (accounts.json); none for a model without them. */
+    readonly corrections?: AccountCorrections,
   ) {
     this.modelVersion = manifest.version;
     this.featureVersion = manifest.featureVersion;
   }
 
-  /** Calibrated spam probability, without reasoning (evaluation and benchmarks). */
-  spamProbability(fields: FormFields): number {
+  /** Calibrated spam probability, without reasoning (evaluation and benchmarks); with the account's correction if it has one. */
+  spamProbability(fields: FormFields, accountId?: string): number {
     const { a, b } = this.manifest.calibration;
-    return sigmoid(a * this.scorer.logit(this.extractor.extract(fields)) + b);
+    const f = this.extractor.extract(fields);
+    const correction = accountId === undefined ? undefined : this.corrections?.get(accountId);
+    return sigmoid(a * this.scorer.logit(f) + b + (correction ? correction.logit(f) : 0));
   }
 
-  classify(fields: FormFields): Verdict {
+  classify(fields: FormFields, accountId?: string): Verdict {
     const f = this.extractor.extract(fields);
     const { a, b } = this.manifest.calibration;
     // Contributions in calibrated log-odds, so they add up to what the caller's confidence reflects.
-    const spamProbability = sigmoid(a * this.attribution.run(this.scorer, f, a) + b);
+    const global = a * this.attribution.run(this.scorer, f, a) + b;
+    // Only this account's own correction, looked up by the account the caller's key belongs to.
+    const correction = accountId === undefined ? undefined : this.corrections?.get(accountId);
+    const adjustment = correction ? correction.logit(f) : 0;
+    const spamProbability = sigmoid(global + adjustment);
     const status = spamProbability >= this.manifest.threshold ? 'spam' : 'legitimate';
     const confidence = status === 'spam' ? spamProbability : 1 - spamProbability;
-    const signals = explain(f, this.attribution, status);
+    let signals = explain(f, this.attribution, status);
+    if (correction) {
+      const globalStatus = sigmoid(global) >= this.manifest.threshold ? 'spam' : 'legitimate';
+      signals = withAccountSignal(signals, status, adjustment, correction.bias, globalStatus !== status);
+    }
     const against = signals.length === 0 ? counterSignal(f, this.attribution, status) : null;
     return {
       status,

@@ -8,6 +8,7 @@ import { LinearClassifier } from './linear-classifier.ts';
 import { dequantize, floatWeights, type HashedWeights } from './hashed-weights.ts';
 import { LinearScorer } from './linear-scorer.ts';
 import { MODEL_VERSION_PATTERN, manifestSchema, type Manifest } from './manifest.ts';
+import { readAccountCorrections } from './account-corrections.ts';
 
 export interface LoadOptions {
   readonly modelsDir: string;
@@ -86,13 +87,19 @@ export async function loadClassifier(opts: LoadOptions): Promise<LinearClassifie
   return loadModelFolder(path.join(opts.modelsDir, version));
 }
 
-/** One model folder (manifest.json, model.json, weights.bin), whatever its name: `npm run evaluate -- --model <folder>`. */
+/**
+ * One model folder (manifest.json, model.json, weights.bin, and accounts.json when the manifest lists it), whatever its
+ * name: `npm run evaluate -- --model <folder>`.
+ */
 export async function loadModelFolder(dir: string): Promise<LinearClassifier> {
   const manifest = await readManifest(dir);
   checkFeatureVersion(manifest);
   const extractor = new FeatureExtractor(manifest.featureSettings);
   const scorer = await readScorer(dir, extractor.dimension, manifest.modelFiles);
-  return new LinearClassifier(manifest, extractor, scorer);
+  const corrections = manifest.accountCorrections
+    ? await readAccountCorrections(dir, extractor.dimension, (file, bytes) => checkDigest(file, bytes, manifest.modelFiles))
+    : undefined;
+  return new LinearClassifier(manifest, extractor, scorer, corrections);
 }
 
 type ModelFiles = Manifest['modelFiles'];

@@ -44,7 +44,24 @@ export const manifestSchema = z.object({
     splits: z.record(z.string(), z.object({ train: z.number().int(), validation: z.number().int(), test: z.number().int() })),
     duplicatesDropped: z.number().int(),
     conflictingLabels: z.number().int(),
-    labels: z.object({ records: z.number().int(), loaded: z.number().int().optional(), withdrawn: z.number().int().optional(), contradicting: z.number().int(), weights: z.object({ contradicts: z.number(), confirms: z.number() }) }),
+    labels: z.object({
+      records: z.number().int(),
+      loaded: z.number().int().optional(),
+      withdrawn: z.number().int().optional(),
+      contradicting: z.number().int(),
+      weights: z.object({ contradicts: z.number(), confirms: z.number() }),
+      /** Labels that name their account: how many, and how many of them the global model was let to learn from. */
+      accounts: z
+        .object({
+          accounts: z.number().int().nonnegative(),
+          labels: z.number().int().nonnegative(),
+          agreed: z.number().int().nonnegative(),
+          heldBack: z.number().int().nonnegative(),
+          disputed: z.number().int().nonnegative(),
+          minAccountsForGlobal: z.number().int().positive(),
+        })
+        .optional(),
+    }),
   }),
   /** validation: out-of-fold scores over train + validation (threshold and calibration were fitted on them). */
   metrics: z.object({ validation: evaluationSchema, test: evaluationSchema }),
@@ -62,6 +79,23 @@ export const manifestSchema = z.object({
   }),
   /** How weights.bin stores the hashed layer; absent in exports from before quantization (float32). */
   quantization: z.object({ hashedWeights: z.literal('uint8'), scale: z.number().positive() }).optional(),
+  /**
+   * Per-account corrections (accounts.json) and how they were made; absent in models trained before them, and when
+   * no account had enough labels.
+   */
+  accountCorrections: z
+    .object({
+      file: z.literal('accounts.json'),
+      accounts: z.number().int().nonnegative(),
+      /** An account gets a correction from this many labels on. */
+      minLabels: z.number().int().positive(),
+      l2: z.number().nonnegative(),
+      biasL2: z.number().nonnegative(),
+      iterations: z.number().int().positive(),
+      /** Smaller weights were left out of the file (absent: none were). */
+      minWeight: z.number().nonnegative().optional(),
+    })
+    .optional(),
   trainingSeconds: z.number(),
   /**
    * sha256 and size of every file the model is served from (model.json and the weight files it lists), so a file

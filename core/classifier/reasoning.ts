@@ -318,3 +318,28 @@ export function sentence(status: Status, confidence: number, signals: readonly S
   const last = parts.pop() as string;
   return `${head}: ${parts.length ? `${parts.join(', ')} and ${last}` : last}.`;
 }
+
+/** The signal that names an account's own correction (its moderators' labels) among a verdict's reasons. */
+export const ACCOUNT_SIGNAL_ID = 'account-labels';
+/**
+ * Calibrated log-odds below which an account's correction that did not change the verdict goes unnamed: it nudged
+ * the score, the model's own signals decided.
+ */
+export const ACCOUNT_SIGNAL_MIN = 0.5;
+
+/**
+ * The signals with the account's correction among them when it drove the verdict: first when it changed the verdict
+ * the global model alone would have given (`decided`), else ranked by its size among the others if it pushed the
+ * verdict's way by at least ACCOUNT_SIGNAL_MIN. A correction made mostly of its bias is the moderators' labels in
+ * general, not labels on messages like this one.
+ */
+export function withAccountSignal(signals: readonly Signal[], status: Status, adjustment: number, bias: number, decided: boolean): Signal[] {
+  const sign = status === 'spam' ? 1 : -1;
+  if (adjustment * sign <= 0 || (!decided && Math.abs(adjustment) < ACCOUNT_SIGNAL_MIN)) return [...signals];
+  const text = Math.abs(adjustment - bias) >= Math.abs(bias) ? "your moderators' labels on similar messages" : "your moderators' earlier labels";
+  const account: Signal = { id: ACCOUNT_SIGNAL_ID, text, contribution: adjustment };
+  if (decided) return [account, ...signals].slice(0, MAX_SIGNALS);
+  const at = signals.findIndex((s) => Math.abs(s.contribution) < Math.abs(adjustment));
+  if (at === -1) return signals.length < MAX_SIGNALS ? [...signals, account] : [...signals];
+  return [...signals.slice(0, at), account, ...signals.slice(at)].slice(0, MAX_SIGNALS);
+}

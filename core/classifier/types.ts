@@ -28,5 +28,9 @@ export interface Verdict {
 export interface Classifier {
   readonly modelVersion: string;
   readonly featureVersion: string;
-  classify(fields: FormFields): Verdict;
+  /**
+   * `accountId`: the account the submission was sent to; its own correction (if the model has one for it) is added to
+   * the global model's score for this call only. Without it, or for an account without one, the global model decides.
+   */
+  classify(fields: FormFields, accountId?: string): Verdict;
 }

@@ -80,7 +80,8 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   }
 
   const fields = fieldsOf(body);
-  const verdict = classifier.classify(fields);
+  // The account's own correction applies to its own submissions only: the key decided the account.
+  const verdict = classifier.classify(fields, owner.accountId);
   const submissionId = randomUUID();
   deps.traffic?.record(owner.accountId, form.id, verdict.status);
   const item: ReviewItem = { submissionId, accountId: owner.accountId, formId: form.id, origin, fields, verdict, receivedAt: new Date().toISOString() };

@@ -128,6 +128,7 @@ export function readJsonl(file: string, source: string): LabelledFile {
         weight: contradicts ? LABEL_WEIGHTS.contradicts : LABEL_WEIGHTS.confirms,
         labelledAt: l.labelledAt,
         ...(l.labelId === undefined ? {} : { labelId: l.labelId }),
+        ...(l.accountId === undefined ? {} : { accountId: l.accountId }),
       });
       return;
     }

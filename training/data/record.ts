@@ -13,6 +13,12 @@ export const recordSchema = z.object({
   labelledAt: z.string().optional(),
   /** A moderator label's own id (lines exported before labels had ids have none): what a withdrawal names. */
   labelId: z.string().optional(),
+  /**
+   * The account whose moderators gave a label: it trains that account's correction and enters the global model only
+   * as account-labels.ts allows. Absent for public and hand-written records and for label lines exported before
+   * labels named their account (those train the global model alone).
+   */
+  accountId: z.string().optional(),
 });
 export type LabelledRecord = z.infer<typeof recordSchema>;
 

@@ -7,6 +7,7 @@ import { withSyncedFile } from '../../core/fs/synced-file.ts';
 import { tf } from './backend.ts';
 import { manifestSchema, type Manifest } from '../../core/classifier/manifest.ts';
 import type { HashedWeights } from '../../core/classifier/hashed-weights.ts';
+import { ACCOUNTS_FILE, accountsFileSchema, type AccountsFile } from '../../core/classifier/account-corrections.ts';
 import { LAYER_NAMES } from './linear-model.ts';
 
 export class ModelExistsError extends Error {
@@ -14,8 +15,9 @@ export class ModelExistsError extends Error {
 }
 
 /**
- * Writes model.json + weights.bin (the TF.js layers format), manifest.json (with the sha256 of those two files) and
- * report.md, and returns the manifest as written. The hashed layer
+ * Writes model.json + weights.bin (the TF.js layers format), accounts.json when there are per-account corrections,
+ * manifest.json (with the sha256 of the files the service reads) and report.md, and returns the manifest as written.
+ * Everything is written before the folder is renamed into place. The hashed layer
  * goes out as its uint8 table with TF.js quantization metadata; `model` must hold its dequantized values.
  * The files are written and fsync'd in a hidden `.<version>.partial` folder that is then renamed to `dir`: the
  * service loads the newest version, so a crash or a full disk mid-export must not leave a half-written one there.
@@ -26,8 +28,10 @@ export async function exportModel(
   manifest: Manifest,
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
+  accounts?: AccountsFile,
 ): Promise<Manifest> {
   const valid = manifestSchema.parse(manifest);
+  if ((accounts !== undefined) !== (valid.accountCorrections !== undefined)) throw new Error('the manifest must list accounts.json exactly when it is exported');
   if (await stat(dir).catch(() => null)) throw new ModelExistsError(`${dir} already exists: not overwriting a model`);
   const parent = path.dirname(dir);
   const partial = path.join(parent, `.${path.basename(dir)}.partial`);
@@ -37,7 +41,7 @@ export async function exportModel(
   await mkdir(partial);
   let written: Manifest;
   try {
-    written = await writeModel(partial, model, valid, report, hashed);
+    written = await writeModel(partial, model, valid, report, hashed, accounts);
   } catch (err) {
     // A failed export (a full disk, say) leaves nothing behind; only a crash can, and the next export clears it.
     await rm(partial, { recursive: true, force: true });
@@ -54,6 +58,7 @@ async function writeModel(
   valid: Manifest,
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
+  accounts: AccountsFile | undefined,
 ): Promise<Manifest> {
   // The digest of each served file as written, so the loader can refuse one that changed after export.
   const modelFiles: NonNullable<Manifest['modelFiles']> = {};
@@ -96,6 +101,11 @@ async function writeModel(
       return { modelArtifactsInfo: { dateSaved: new Date(), modelTopologyType: 'JSON', weightDataBytes: bytes.length } };
     }),
   );
+  if (accounts !== undefined) {
+    const text = `${JSON.stringify(accountsFileSchema.parse(accounts))}\n`;
+    await writeDurably(path.join(partial, ACCOUNTS_FILE), text);
+    record(ACCOUNTS_FILE, text);
+  }
   const written: Manifest = { ...valid, modelFiles };
   await writeDurably(path.join(partial, 'manifest.json'), `${JSON.stringify(written, null, 2)}\n`);
   await writeDurably(path.join(partial, 'report.md'), report);

@@ -75,6 +75,7 @@ ${splits}
 
 ${m.data.duplicatesDropped} records dropped as repeats of a normalized text already kept (${m.data.conflictingLabels} of them with the other label).
 Moderator labels: ${m.data.labels.records}${m.data.labels.loaded !== undefined && m.data.labels.loaded !== m.data.labels.records ? ` used of ${m.data.labels.loaded} (the newest line per submission; a label whose text a newer label repeats is left out${m.data.labels.withdrawn ? `; ${m.data.labels.withdrawn} withdrawn by an undo after their export` : ''})` : ''} (of which ${m.data.labels.contradicting} contradict the model's verdict and weigh ${m.data.labels.weights.contradicts}, confirmations weigh ${m.data.labels.weights.confirms}).
+${accountLines(m)}
 
 Files:
 
@@ -86,4 +87,16 @@ ${m.data.files.map((f) => `- \`${f.path}\`: ${f.records} records, sha256 \`${f.s
 ${JSON.stringify(m.parameters, null, 2)}
 \`\`\`
 `;
+}
+
+/** Labels that name their account: what reached the global model and which accounts got a correction. */
+function accountLines(m: Manifest): string {
+  const a = m.data.labels.accounts;
+  const c = m.accountCorrections;
+  if (a === undefined || a.labels === 0) return '';
+  const global =
+    `Labels naming their account: ${a.labels} from ${a.accounts} accounts; ${a.agreed} entered the global model (a text labelled alike by at least ${a.minAccountsForGlobal} accounts), ` +
+    `${a.heldBack} trained only their account's correction${a.disputed ? ` (${a.disputed} of them on texts accounts labelled both ways)` : ''}.`;
+  const corrections = c ? `Per-account corrections (\`${c.file}\`): ${c.accounts} accounts with at least ${c.minLabels} labels.` : 'No account had enough labels for a correction.';
+  return `${global}\n${corrections}\n`;
 }
