@@ -84,7 +84,8 @@ process.on('message', (m: AbRequest) => {
       for (const k of AB_KINDS) chunk[k].push(...mine[k]);
     }
     for (const k of AB_KINDS) samples[k].push(...chunk[k]);
-    send({ cmd: 'chunk', medians: { extract: median(chunk.extract) / 1000, classify: median(chunk.classify) / 1000, extract64k: median(chunk.extract64k) / 1000 } });
+    const round = (ns: number[]) => ({ medianUs: median(ns) / 1000, minUs: Math.min(...ns) / 1000 });
+    send({ cmd: 'chunk', round: { extract: round(chunk.extract), classify: round(chunk.classify), extract64k: round(chunk.extract64k) } });
   } else {
     if (sink < 0) throw new Error('unreachable');
     send({ cmd: 'result', pooled: { extract: cost(samples.extract), classify: cost(samples.classify), extract64k: cost(samples.extract64k) } });

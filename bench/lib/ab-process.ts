@@ -15,14 +15,15 @@ export interface AbCost {
  */
 export type AbKind = 'extract' | 'classify' | 'extract64k';
 export const AB_KINDS: readonly AbKind[] = ['extract', 'classify', 'extract64k'];
-export type AbMedians = Record<AbKind, number>;
+/** One round of one side, per call: the median, and the fastest call (the least disturbed by the shared host). */
+export type AbRound = Record<AbKind, { readonly medianUs: number; readonly minUs: number }>;
 
 export type AbRequest = { cmd: 'digest' } | { cmd: 'warm' } | { cmd: 'chunk' } | { cmd: 'result' };
 export type AbReply =
   | { cmd: 'ready'; modelVersion: string; featureVersion: string; bodies: number }
   | { cmd: 'digest'; sha256: string }
   | { cmd: 'warm' }
-  | { cmd: 'chunk'; medians: AbMedians }
+  | { cmd: 'chunk'; round: AbRound }
   | { cmd: 'result'; pooled: Record<AbKind, AbCost> };
 
 /**
@@ -62,9 +63,9 @@ export class AbProcess {
     await this.ask('warm');
   }
 
-  /** One timed chunk: each call's median over the bodies (µs). */
-  async chunk(): Promise<AbMedians> {
-    return (await this.ask('chunk')).medians;
+  /** One timed round: each call's median and minimum over its calls (µs). */
+  async chunk(): Promise<AbRound> {
+    return (await this.ask('chunk')).round;
   }
 
   /** Per-call figures pooled over every chunk. */

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { AB_KINDS, AbProcess, type AbCost, type AbKind, type AbMedians } from './ab-process.ts';
+import { AB_KINDS, AbProcess, type AbCost, type AbKind, type AbRound } from './ab-process.ts';
 import { median } from './stats.ts';
 
 /** What `npm run bench -- --ab <rev>` measured: the revision's core/ (A) against the working tree's (B). */
@@ -22,13 +22,18 @@ export interface AbKindFigures {
   /** Each round's median per call (µs), A and B. */
   readonly roundsA: number[];
   readonly roundsB: number[];
-  /** B / A per round, then its median and range: below 1 means B is faster. */
+  /** Each round's fastest call (µs): on a busy host the least disturbed reading of the code's own cost. */
+  readonly minsA: number[];
+  readonly minsB: number[];
+  /** B / A of the round medians, then its median and range: below 1 means B is faster. */
   readonly ratios: number[];
   readonly ratioMedian: number;
   readonly ratioMin: number;
   readonly ratioMax: number;
   /** Rounds in which B's median was the lower. */
   readonly bFaster: number;
+  /** B / A of the round minima, its median. */
+  readonly minRatioMedian: number;
   readonly pooledA: AbCost;
   readonly pooledB: AbCost;
 }
@@ -75,21 +80,26 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
     log(`model ${b.info.modelVersion}, ${b.info.bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`);
     await a.warm();
     await b.warm();
-    const got: Record<'a' | 'b', AbMedians[]> = { a: [], b: [] };
+    const got: Record<'a' | 'b', AbRound[]> = { a: [], b: [] };
     for (let r = 0; r < rounds; r++) {
       for (const side of r % 2 === 0 ? [a, b] : [b, a]) got[side === a ? 'a' : 'b'].push(await side.chunk());
-      const [ma, mb] = [got.a[r] as AbMedians, got.b[r] as AbMedians];
-      log(`round ${String(r + 1).padStart(2)}/${rounds}  ${AB_KINDS.map((k) => `${k} A ${ma[k].toFixed(2)} B ${mb[k].toFixed(2)} µs`).join('  ')}`);
+      const [ma, mb] = [got.a[r] as AbRound, got.b[r] as AbRound];
+      log(`round ${String(r + 1).padStart(2)}/${rounds}  ${AB_KINDS.map((k) => `${k} A ${ma[k].medianUs.toFixed(2)} B ${mb[k].medianUs.toFixed(2)} µs`).join('  ')}`);
     }
     const [pa, pb] = [await a.result(), await b.result()];
     const figures = (k: AbKind): AbKindFigures => {
-      const roundsA = got.a.map((m) => m[k]);
-      const roundsB = got.b.map((m) => m[k]);
+      const roundsA = got.a.map((m) => m[k].medianUs);
+      const roundsB = got.b.map((m) => m[k].medianUs);
+      const minsA = got.a.map((m) => m[k].minUs);
+      const minsB = got.b.map((m) => m[k].minUs);
       const ratios = roundsB.map((x, i) => x / (roundsA[i] as number));
       return {
         roundsA,
         roundsB,
+        minsA,
+        minsB,
         ratios,
+        minRatioMedian: median(minsB.map((x, i) => x / (minsA[i] as number))),
         ratioMedian: median(ratios),
         ratioMin: Math.min(...ratios),
         ratioMax: Math.max(...ratios),
@@ -119,7 +129,7 @@ export function renderAb(r: AbReport): string {
   const f2 = (x: number) => x.toFixed(2);
   const row = (k: AbKind) => {
     const x = r.perKind[k];
-    return `| ${k} | ${f2(median(x.roundsA))} (${f2(Math.min(...x.roundsA))}-${f2(Math.max(...x.roundsA))}) | ${f2(median(x.roundsB))} (${f2(Math.min(...x.roundsB))}-${f2(Math.max(...x.roundsB))}) | ${x.ratioMedian.toFixed(3)} (${x.ratioMin.toFixed(3)}-${x.ratioMax.toFixed(3)}) | ${x.bFaster}/${r.rounds} | ${f2(x.pooledA.p90Us)} / ${f2(x.pooledB.p90Us)} |`;
+    return `| ${k} | ${f2(median(x.roundsA))} (${f2(Math.min(...x.roundsA))}-${f2(Math.max(...x.roundsA))}) | ${f2(median(x.roundsB))} (${f2(Math.min(...x.roundsB))}-${f2(Math.max(...x.roundsB))}) | ${x.ratioMedian.toFixed(3)} (${x.ratioMin.toFixed(3)}-${x.ratioMax.toFixed(3)}) | ${x.bFaster}/${r.rounds} | ${x.minRatioMedian.toFixed(3)} | ${f2(x.pooledA.p90Us)} / ${f2(x.pooledB.p90Us)} |`;
   };
   return [
     `## A/B: ${r.a.rev} (${r.a.commit}) = A, working tree at ${r.b.commit}${r.b.dirty ? ' (+uncommitted core/ changes)' : ''} = B${r.quick ? ' (QUICK)' : ''}`,
@@ -128,8 +138,8 @@ export function renderAb(r: AbReport): string {
       `(extract64k: the 64 KiB worst-case body); ` +
       `output ${r.sameOutput ? 'identical on every body' : 'DIFFERS between A and B'}.`,
     '',
-    '| call | A median µs (round range) | B median µs (round range) | B / A per round: median (range) | rounds B faster | p90 µs A / B |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| call | A median µs (round range) | B median µs (round range) | B / A per round: median (range) | rounds B faster | B / A of round minima | p90 µs A / B |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...AB_KINDS.map(row),
   ].join('\n');
 }
