@@ -6,9 +6,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as LoadModule from '../core/classifier/load.ts';
 import type * as FeaturesModule from '../core/features/index.ts';
-import { AB_KINDS, type AbCost, type AbKind, type AbReply, type AbRequest } from './lib/ab-process.ts';
+import { AB_KINDS, type AbKind, type AbReply, type AbRequest } from './lib/ab-process.ts';
 import { realisticBodies, worstCaseBody } from './lib/bodies.ts';
-import { median, percentile } from './lib/stats.ts';
+import { median } from './lib/stats.ts';
 
 const [coreDir, repoRoot, mode] = process.argv.slice(2) as [string, string, string];
 const quick = mode === 'quick';
@@ -66,11 +66,6 @@ function digest(): string {
   return h.digest('hex');
 }
 
-const cost = (ns: number[]): AbCost => {
-  const s = [...ns].sort((a, b) => a - b);
-  return { calls: s.length, medianUs: percentile(s, 50) / 1000, p90Us: percentile(s, 90) / 1000, p99Us: percentile(s, 99) / 1000 };
-};
-
 const send = (m: AbReply) => process.send?.(m);
 process.on('message', (m: AbRequest) => {
   if (m.cmd === 'digest') send({ cmd: 'digest', sha256: digest() });
@@ -88,7 +83,8 @@ process.on('message', (m: AbRequest) => {
     send({ cmd: 'chunk', round: { extract: round(chunk.extract), classify: round(chunk.classify), extract64k: round(chunk.extract64k) } });
   } else {
     if (sink < 0) throw new Error('unreachable');
-    send({ cmd: 'result', pooled: { extract: cost(samples.extract), classify: cost(samples.classify), extract64k: cost(samples.extract64k) } });
+    const us = (ns: number[]) => ns.map((x) => x / 1000);
+    send({ cmd: 'result', samplesUs: { extract: us(samples.extract), classify: us(samples.classify), extract64k: us(samples.extract64k) } });
   }
 });
 send({ cmd: 'ready', modelVersion: classifier.modelVersion, featureVersion: classifier.featureVersion, bodies: bodies.length });

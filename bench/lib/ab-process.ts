@@ -24,7 +24,7 @@ export type AbReply =
   | { cmd: 'digest'; sha256: string }
   | { cmd: 'warm' }
   | { cmd: 'chunk'; round: AbRound }
-  | { cmd: 'result'; pooled: Record<AbKind, AbCost> };
+  | { cmd: 'result'; samplesUs: Record<AbKind, number[]> };
 
 /**
  * One side of the A/B: a child process that loads the classifier and feature extractor from `coreDir` (a copy of
@@ -68,9 +68,9 @@ export class AbProcess {
     return (await this.ask('chunk')).round;
   }
 
-  /** Per-call figures pooled over every chunk. */
-  async result(): Promise<Record<AbKind, AbCost>> {
-    return (await this.ask('result')).pooled;
+  /** Every timed call of every round so far (µs). */
+  async result(): Promise<Record<AbKind, number[]>> {
+    return (await this.ask('result')).samplesUs;
   }
 
   stop(): void {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { AB_KINDS, AbProcess, type AbCost, type AbKind, type AbRound } from './ab-process.ts';
-import { median } from './stats.ts';
+import { median, percentile } from './stats.ts';
 
 /** What `npm run bench -- --ab <rev>` measured: the revision's core/ (A) against the working tree's (B). */
 export interface AbReport {
@@ -14,6 +14,8 @@ export interface AbReport {
   readonly bodies: number;
   /** Whether both sides gave byte-identical feature vectors and verdicts on every body. */
   readonly sameOutput: boolean;
+  /** Process pairs started one after another, and rounds over all of them. */
+  readonly pairs: number;
   readonly rounds: number;
   readonly perKind: Record<AbKind, AbKindFigures>;
 }
@@ -30,6 +32,8 @@ export interface AbKindFigures {
   readonly ratioMedian: number;
   readonly ratioMin: number;
   readonly ratioMax: number;
+  /** The median ratio within each process pair: how much one pair of processes differs from the next. */
+  readonly pairRatioMedians: number[];
   /** Rounds in which B's median was the lower. */
   readonly bFaster: number;
   /** B / A of the round minima, its median. */
@@ -63,83 +67,112 @@ export function materializeCore(repoRoot: string, rev: string): { commit: string
 /**
  * Times the feature extractor and the whole classify call of `rev` (A) and of the working tree (B), each in a
  * warm child process of its own, in alternating rounds (A B, B A, A B, …): the machine is 2 shared cores whose
- * speed moves over minutes, and rounds seconds apart see the same machine. The figure is the per-round ratio.
+ * speed moves over minutes, and rounds a second apart see the same machine. The figure is the per-round ratio.
+ * Both processes are replaced every few rounds: a process's JIT decisions (made on a background thread, at
+ * whatever moment the busy host lets them finish) can leave it a few percent faster or slower for its whole life.
  */
 export async function runAb(opts: { repoRoot: string; rev: string; quick: boolean; log: (msg: string) => void }): Promise<AbReport> {
   const { repoRoot, rev, quick, log } = opts;
-  const rounds = quick ? 4 : 40;
+  const pairs = quick ? 1 : 4;
+  const roundsPerPair = quick ? 4 : 12;
   const old = materializeCore(repoRoot, rev);
-  const sides: AbProcess[] = [];
+  const got: Record<'a' | 'b', AbRound[]> = { a: [], b: [] };
+  const samples: Record<'a' | 'b', Record<AbKind, number[]>> = { a: { extract: [], classify: [], extract64k: [] }, b: { extract: [], classify: [], extract64k: [] } };
+  let sameOutput = true;
+  let modelVersion = '';
+  let bodies = 0;
   try {
-    const a = await AbProcess.start(`A (${old.commit})`, repoRoot, old.coreDir, quick);
-    sides.push(a);
-    const b = await AbProcess.start('B (working tree)', repoRoot, path.join(repoRoot, 'core'), quick);
-    sides.push(b);
-    if (a.info.featureVersion !== b.info.featureVersion) log(`note: feature versions differ (A ${a.info.featureVersion}, B ${b.info.featureVersion})`);
-    const sameOutput = (await a.digest()) === (await b.digest());
-    log(`model ${b.info.modelVersion}, ${b.info.bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`);
-    await a.warm();
-    await b.warm();
-    const got: Record<'a' | 'b', AbRound[]> = { a: [], b: [] };
-    for (let r = 0; r < rounds; r++) {
-      for (const side of r % 2 === 0 ? [a, b] : [b, a]) got[side === a ? 'a' : 'b'].push(await side.chunk());
-      const [ma, mb] = [got.a[r] as AbRound, got.b[r] as AbRound];
-      log(`round ${String(r + 1).padStart(2)}/${rounds}  ${AB_KINDS.map((k) => `${k} A ${ma[k].medianUs.toFixed(2)} B ${mb[k].medianUs.toFixed(2)} µs`).join('  ')}`);
+    for (let pair = 0; pair < pairs; pair++) {
+      const sides: AbProcess[] = [];
+      try {
+        const a = await AbProcess.start(`A (${old.commit})`, repoRoot, old.coreDir, quick);
+        sides.push(a);
+        const b = await AbProcess.start('B (working tree)', repoRoot, path.join(repoRoot, 'core'), quick);
+        sides.push(b);
+        if (pair === 0) {
+          if (a.info.featureVersion !== b.info.featureVersion) log(`note: feature versions differ (A ${a.info.featureVersion}, B ${b.info.featureVersion})`);
+          sameOutput = (await a.digest()) === (await b.digest());
+          ({ modelVersion, bodies } = b.info);
+          log(`model ${modelVersion}, ${bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`);
+        }
+        await a.warm();
+        await b.warm();
+        for (let r = 0; r < roundsPerPair; r++) {
+          const round: Partial<Record<'a' | 'b', AbRound>> = {};
+          for (const side of r % 2 === 0 ? [a, b] : [b, a]) round[side === a ? 'a' : 'b'] = await side.chunk();
+          const [ma, mb] = [round.a as AbRound, round.b as AbRound];
+          got.a.push(ma);
+          got.b.push(mb);
+          log(`pair ${pair + 1}/${pairs} round ${String(r + 1).padStart(2)}/${roundsPerPair}  ${AB_KINDS.map((k) => `${k} A ${ma[k].medianUs.toFixed(2)} B ${mb[k].medianUs.toFixed(2)} µs`).join('  ')}`);
+        }
+        const [sa, sb] = [await a.result(), await b.result()];
+        for (const k of AB_KINDS) {
+          for (const x of sa[k]) samples.a[k].push(x);
+          for (const x of sb[k]) samples.b[k].push(x);
+        }
+      } finally {
+        for (const s of sides) s.stop();
+      }
     }
-    const [pa, pb] = [await a.result(), await b.result()];
-    const figures = (k: AbKind): AbKindFigures => {
-      const roundsA = got.a.map((m) => m[k].medianUs);
-      const roundsB = got.b.map((m) => m[k].medianUs);
-      const minsA = got.a.map((m) => m[k].minUs);
-      const minsB = got.b.map((m) => m[k].minUs);
-      const ratios = roundsB.map((x, i) => x / (roundsA[i] as number));
-      return {
-        roundsA,
-        roundsB,
-        minsA,
-        minsB,
-        ratios,
-        minRatioMedian: median(minsB.map((x, i) => x / (minsA[i] as number))),
-        ratioMedian: median(ratios),
-        ratioMin: Math.min(...ratios),
-        ratioMax: Math.max(...ratios),
-        bFaster: ratios.filter((x) => x < 1).length,
-        pooledA: pa[k],
-        pooledB: pb[k],
-      };
-    };
-    return {
-      date: new Date().toISOString(),
-      quick,
-      a: { rev, commit: old.commit },
-      b: { commit: git(repoRoot, ['rev-parse', '--short', 'HEAD']), dirty: git(repoRoot, ['status', '--porcelain', '--untracked-files=no', '--', 'core']) !== '' },
-      modelVersion: b.info.modelVersion,
-      bodies: b.info.bodies,
-      sameOutput,
-      rounds,
-      perKind: { extract: figures('extract'), classify: figures('classify'), extract64k: figures('extract64k') },
-    };
   } finally {
-    for (const s of sides) s.stop();
     old.cleanup();
   }
+  const figures = (k: AbKind): AbKindFigures => {
+    const roundsA = got.a.map((m) => m[k].medianUs);
+    const roundsB = got.b.map((m) => m[k].medianUs);
+    const minsA = got.a.map((m) => m[k].minUs);
+    const minsB = got.b.map((m) => m[k].minUs);
+    const ratios = roundsB.map((x, i) => x / (roundsA[i] as number));
+    return {
+      roundsA,
+      roundsB,
+      minsA,
+      minsB,
+      ratios,
+      ratioMedian: median(ratios),
+      ratioMin: Math.min(...ratios),
+      ratioMax: Math.max(...ratios),
+      pairRatioMedians: Array.from({ length: pairs }, (_, p) => median(ratios.slice(p * roundsPerPair, (p + 1) * roundsPerPair))),
+      bFaster: ratios.filter((x) => x < 1).length,
+      minRatioMedian: median(minsB.map((x, i) => x / (minsA[i] as number))),
+      pooledA: cost(samples.a[k]),
+      pooledB: cost(samples.b[k]),
+    };
+  };
+  return {
+    date: new Date().toISOString(),
+    quick,
+    a: { rev, commit: old.commit },
+    b: { commit: git(repoRoot, ['rev-parse', '--short', 'HEAD']), dirty: git(repoRoot, ['status', '--porcelain', '--untracked-files=no', '--', 'core']) !== '' },
+    modelVersion,
+    bodies,
+    sameOutput,
+    pairs,
+    rounds: pairs * roundsPerPair,
+    perKind: { extract: figures('extract'), classify: figures('classify'), extract64k: figures('extract64k') },
+  };
+}
+
+function cost(us: number[]): AbCost {
+  const s = [...us].sort((a, b) => a - b);
+  return { calls: s.length, medianUs: percentile(s, 50), p90Us: percentile(s, 90), p99Us: percentile(s, 99) };
 }
 
 export function renderAb(r: AbReport): string {
   const f2 = (x: number) => x.toFixed(2);
   const row = (k: AbKind) => {
     const x = r.perKind[k];
-    return `| ${k} | ${f2(median(x.roundsA))} (${f2(Math.min(...x.roundsA))}-${f2(Math.max(...x.roundsA))}) | ${f2(median(x.roundsB))} (${f2(Math.min(...x.roundsB))}-${f2(Math.max(...x.roundsB))}) | ${x.ratioMedian.toFixed(3)} (${x.ratioMin.toFixed(3)}-${x.ratioMax.toFixed(3)}) | ${x.bFaster}/${r.rounds} | ${x.minRatioMedian.toFixed(3)} | ${f2(x.pooledA.p90Us)} / ${f2(x.pooledB.p90Us)} |`;
+    return `| ${k} | ${f2(median(x.roundsA))} (${f2(Math.min(...x.roundsA))}-${f2(Math.max(...x.roundsA))}) | ${f2(median(x.roundsB))} (${f2(Math.min(...x.roundsB))}-${f2(Math.max(...x.roundsB))}) | ${x.ratioMedian.toFixed(3)} (${x.ratioMin.toFixed(3)}-${x.ratioMax.toFixed(3)}) | ${x.pairRatioMedians.map((v) => v.toFixed(3)).join(' ')} | ${x.bFaster}/${r.rounds} | ${x.minRatioMedian.toFixed(3)} | ${f2(x.pooledA.p90Us)} / ${f2(x.pooledB.p90Us)} |`;
   };
   return [
     `## A/B: ${r.a.rev} (${r.a.commit}) = A, working tree at ${r.b.commit}${r.b.dirty ? ' (+uncommitted core/ changes)' : ''} = B${r.quick ? ' (QUICK)' : ''}`,
     '',
-    `${r.rounds} alternating rounds, each side in its own warm process; model ${r.modelVersion}; ${r.bodies} realistic bodies per pass ` +
+    `${r.rounds} alternating rounds in ${r.pairs} pair(s) of warm processes, one per side; model ${r.modelVersion}; ${r.bodies} realistic bodies per pass ` +
       `(extract64k: the 64 KiB worst-case body); ` +
       `output ${r.sameOutput ? 'identical on every body' : 'DIFFERS between A and B'}.`,
     '',
-    '| call | A median µs (round range) | B median µs (round range) | B / A per round: median (range) | rounds B faster | B / A of round minima | p90 µs A / B |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| call | A median µs (round range) | B median µs (round range) | B / A per round: median (range) | B / A by process pair | rounds B faster | B / A of round minima | p90 µs A / B |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...AB_KINDS.map(row),
   ].join('\n');
 }
