@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { AB_KINDS, AbProcess, type AbCost, type AbKind, type AbRound } from './ab-process.ts';
 import { median, percentile } from './stats.ts';
@@ -10,6 +11,8 @@ export interface AbReport {
   readonly quick: boolean;
   readonly a: { readonly rev: string; readonly commit: string };
   readonly b: { readonly commit: string; readonly dirty: boolean };
+  /** The host: a busy one widens the spread, which the control run (`--ab HEAD`, same code both sides) shows. */
+  readonly machine: { readonly nproc: number; readonly node: string; readonly loadAvgStart: number; readonly loadAvgEnd: number };
   readonly modelVersion: string;
   readonly bodies: number;
   /** Whether both sides gave byte-identical feature vectors and verdicts on every body. */
@@ -75,6 +78,7 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
   const { repoRoot, rev, quick, log } = opts;
   const pairs = quick ? 1 : 4;
   const roundsPerPair = quick ? 4 : 12;
+  const loadAvgStart = os.loadavg()[0] as number;
   const old = materializeCore(repoRoot, rev);
   const got: Record<'a' | 'b', AbRound[]> = { a: [], b: [] };
   const samples: Record<'a' | 'b', Record<AbKind, number[]>> = { a: { extract: [], classify: [], extract64k: [] }, b: { extract: [], classify: [], extract64k: [] } };
@@ -144,6 +148,7 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
     quick,
     a: { rev, commit: old.commit },
     b: { commit: git(repoRoot, ['rev-parse', '--short', 'HEAD']), dirty: git(repoRoot, ['status', '--porcelain', '--untracked-files=no', '--', 'core']) !== '' },
+    machine: { nproc: os.availableParallelism(), node: process.version, loadAvgStart, loadAvgEnd: os.loadavg()[0] as number },
     modelVersion,
     bodies,
     sameOutput,
@@ -167,7 +172,8 @@ export function renderAb(r: AbReport): string {
   return [
     `## A/B: ${r.a.rev} (${r.a.commit}) = A, working tree at ${r.b.commit}${r.b.dirty ? ' (+uncommitted core/ changes)' : ''} = B${r.quick ? ' (QUICK)' : ''}`,
     '',
-    `${r.rounds} alternating rounds in ${r.pairs} pair(s) of warm processes, one per side; model ${r.modelVersion}; ${r.bodies} realistic bodies per pass ` +
+    `${r.rounds} alternating rounds in ${r.pairs} pair(s) of warm processes, one per side; ${r.machine.nproc} cores, ` +
+      `load average ${r.machine.loadAvgStart.toFixed(1)} → ${r.machine.loadAvgEnd.toFixed(1)}; model ${r.modelVersion}; ${r.bodies} realistic bodies per pass ` +
       `(extract64k: the 64 KiB worst-case body); ` +
       `output ${r.sameOutput ? 'identical on every body' : 'DIFFERS between A and B'}.`,
     '',

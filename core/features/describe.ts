@@ -1,7 +1,7 @@
 import { CHAR_CLASS, hasNoSpaceChar, SEP } from './char-class.ts';
 import { STRUCTURE_FIELD, type Features } from './extract.ts';
-import { BRACKETED_DOTS } from './obfuscated-links.ts';
 import { KIND } from './kinds.ts';
+import { BRACKETED_DOTS } from './obfuscated-links.ts';
 
 /** The stretch of a field's text that names a feature: [start, end) in `f.texts[field]`. */
 export interface Span {
