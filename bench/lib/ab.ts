@@ -95,6 +95,8 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
         sides.push(b);
         if (pair === 0) {
           if (a.info.featureVersion !== b.info.featureVersion) log(`note: feature versions differ (A ${a.info.featureVersion}, B ${b.info.featureVersion})`);
+          // Each side's loadClassifier picks the model as its revision did: they may pick different folders.
+          if (a.info.modelVersion !== b.info.modelVersion) log(`note: the sides loaded different models (A ${a.info.modelVersion}, B ${b.info.modelVersion})`);
           sameOutput = (await a.digest()) === (await b.digest());
           ({ modelVersion, bodies } = b.info);
           log(`model ${modelVersion}, ${bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`);
