@@ -1,4 +1,6 @@
 // npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --workers N]
+// npm run bench -- --ab <rev> [--quick]: only the interleaved A/B of the feature extractor and classifier of <rev>
+// against the working tree's (bench/lib/ab.ts); no servers, no load.
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
@@ -8,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { sha256Hex } from '../service/tenants/key.ts';
+import { renderAb, runAb } from './lib/ab.ts';
 import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
 import { MeterProcess } from './lib/meter-process.ts';
 import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
@@ -23,6 +26,12 @@ const workersArg = process.argv.indexOf('--workers');
 const maxWorkers = workersArg < 0 ? undefined : Number(process.argv[workersArg + 1]);
 if (maxWorkers !== undefined && !(Number.isInteger(maxWorkers) && maxWorkers >= 1)) {
   process.stderr.write('--workers takes a whole number of processes (1 or more), e.g. --workers 4\n');
+  process.exit(2);
+}
+const abAt = process.argv.indexOf('--ab');
+const abRev = abAt >= 0 ? process.argv[abAt + 1] : undefined;
+if (abAt >= 0 && (abRev === undefined || abRev.startsWith('--'))) {
+  process.stderr.write('usage: npm run bench -- --ab <git revision> [--quick]\n');
   process.exit(2);
 }
 const quick = argv.has('--quick');
@@ -284,7 +293,19 @@ function summarize(results: LoadResult[], names: string[]) {
   return { byTarget, ratios: Object.fromEntries(names.filter((n) => n !== 'bare').map((n) => [n, ratio(n)])) };
 }
 
-if (maxWorkers !== undefined) {
+/** The A/B alone: its table on stdout, its figures in bench/results/<date>-ab-<commit>[-quick].json. */
+async function ab(rev: string): Promise<void> {
+  const report = await runAb({ repoRoot, rev, quick, log });
+  process.stdout.write('\n' + renderAb(report) + '\n');
+  const resultsDir = path.join(repoRoot, 'bench', 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}-ab-${report.a.commit}${quick ? '-quick' : ''}.json`);
+  writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+  log(`wrote ${path.relative(repoRoot, file)}`);
+}
+
+if (abRev !== undefined) await ab(abRev);
+else if (maxWorkers !== undefined) {
   const report = await runWorkersBench(maxWorkers, quick, log);
   process.stdout.write('\n' + renderWorkersMarkdown(report) + '\n');
   log(`wrote ${writeWorkersResult(report)}`);

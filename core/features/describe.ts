@@ -1,6 +1,7 @@
 import { CHAR_CLASS, hasNoSpaceChar, SEP } from './char-class.ts';
-import { BRACKETED_DOTS, STRUCTURE_FIELD, type Features } from './extract.ts';
+import { STRUCTURE_FIELD, type Features } from './extract.ts';
 import { KIND } from './kinds.ts';
+import { BRACKETED_DOTS } from './obfuscated-links.ts';
 
 /** The stretch of a field's text that names a feature: [start, end) in `f.texts[field]`. */
 export interface Span {
@@ -56,7 +57,7 @@ function isHighSurrogate(c: number): boolean {
   return c >= 0xd800 && c <= 0xdbff;
 }
 
-// The separators extract.ts reads as a dot: " dot ", its bracketed spellings, and a dot with spaces around it.
+// The separators obfuscated-links.ts reads as a dot: " dot ", its bracketed spellings, and a dot with spaces around it.
 const SPELLED_DOT = new RegExp(
   ['\\s+dot\\s+', ...BRACKETED_DOTS.map((d) => `\\s*${d.replace(/[[\]()]/g, '\\$&')}\\s*`), '\\s*\\.\\s*'].join('|'),
   'g',

@@ -1,0 +1,112 @@
+import { GROUP_COUNT, GROUP_OF_KIND } from './kinds.ts';
+
+/**
+ * Sums feature occurrences into a sparse vector: each distinct feature index gets one slot, in the order of its
+ * first occurrence, with where that occurrence was (so the reasoning can name it). Reused across extractions:
+ * `reset` empties it, `finish` turns counts into the model's values.
+ */
+export class SparseAccumulator {
+  count = 0;
+  readonly indices: Int32Array;
+  readonly values: Float32Array;
+  readonly kinds: Uint8Array;
+  readonly fields: Int32Array;
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  private readonly shift: number;
+  // Counts per feature live in a small open-addressing table (feature index + 1 -> slot) that stays in
+  // cache; a dimension-sized scratch array was touched at random and evicted the model's weights.
+  private tableKeys = new Int32Array(4096);
+  private tableSlots = new Int32Array(4096);
+  private tableShift = 32 - 12;
+  private readonly posOfSlot: Int32Array;
+  private readonly norms = new Float64Array(GROUP_COUNT);
+
+  constructor(hashBits: number) {
+    this.shift = 32 - hashBits;
+    const d = 1 << hashBits;
+    this.posOfSlot = new Int32Array(d);
+    this.indices = new Int32Array(d);
+    this.values = new Float32Array(d);
+    this.kinds = new Uint8Array(d);
+    this.fields = new Int32Array(d);
+    this.starts = new Int32Array(d);
+    this.ends = new Int32Array(d);
+  }
+
+  /** Empties the vector; the table was cleared slot by slot by the last `finish`. */
+  reset(): void {
+    this.count = 0;
+  }
+
+  /** One occurrence of the feature whose 32-bit hash is `h`; a binary feature stays at 1 however often it occurs. */
+  add(h: number, kind: number, field: number, start: number, end: number, binary = false): void {
+    const idx = h >>> this.shift;
+    const keys = this.tableKeys;
+    const mask = keys.length - 1;
+    let pos = Math.imul(idx, 0x9e3779b1) >>> this.tableShift;
+    for (;;) {
+      const k = keys[pos] as number;
+      if (k === idx + 1) {
+        if (!binary) {
+          const slot = this.tableSlots[pos] as number;
+          this.values[slot] = (this.values[slot] as number) + 1;
+        }
+        return;
+      }
+      if (k === 0) break;
+      pos = (pos + 1) & mask;
+    }
+    const slot = this.count++;
+    keys[pos] = idx + 1;
+    this.tableSlots[pos] = slot;
+    this.posOfSlot[slot] = pos;
+    this.indices[slot] = idx;
+    this.values[slot] = 1;
+    this.kinds[slot] = kind;
+    this.fields[slot] = field;
+    this.starts[slot] = start;
+    this.ends[slot] = end;
+    if (this.count * 2 > keys.length) this.growTable();
+  }
+
+  // Keeps the load factor under 1/2: a long submission doubles the table once or twice, then it stays.
+  private growTable(): void {
+    const size = this.tableKeys.length * 2;
+    this.tableKeys = new Int32Array(size);
+    this.tableSlots = new Int32Array(size);
+    this.tableShift--;
+    const mask = size - 1;
+    for (let slot = 0; slot < this.count; slot++) {
+      const idx = this.indices[slot] as number;
+      let pos = Math.imul(idx, 0x9e3779b1) >>> this.tableShift;
+      while (this.tableKeys[pos] !== 0) pos = (pos + 1) & mask;
+      this.tableKeys[pos] = idx + 1;
+      this.tableSlots[pos] = slot;
+      this.posOfSlot[slot] = pos;
+    }
+  }
+
+  /**
+   * Counts become 1 + ln(count), then each group is scaled to unit length so long texts do not dominate (a group
+   * whose squared length is under `normFloor` is scaled as if it had that length). Clears the table for the next use.
+   */
+  finish(normFloor: number): void {
+    const norms = this.norms;
+    norms.fill(0);
+    for (let s = 0; s < this.count; s++) {
+      this.tableKeys[this.posOfSlot[s] as number] = 0;
+      const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
+      const count = this.values[s] as number;
+      // Most features occur once, and 1 + ln(1) is exactly 1: skip the logarithm for them.
+      const v = g === 0 || count === 1 ? 1 : 1 + Math.log(count);
+      this.values[s] = v;
+      norms[g] = (norms[g] as number) + v * v;
+    }
+    for (let g = 1; g < GROUP_COUNT; g++) norms[g] = norms[g]! > 0 ? 1 / Math.sqrt(Math.max(norms[g]!, normFloor)) : 0;
+    for (let s = 0; s < this.count; s++) {
+      const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
+      if (g !== 0) this.values[s] = (this.values[s] as number) * (norms[g] as number);
+    }
+  }
+}
