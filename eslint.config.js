@@ -24,5 +24,8 @@ export default tseslint.config(
   boundary(['training/**/*.ts'], '**/service/**', 'training/ may import core/, never service/ internals.'),
   boundary(['service/**/*.ts'], '**/training/**', 'service/ may import core/, never training/.'),
   boundary(['core/**/*.ts'], ['**/service/**', '**/training/**'], 'core/ is shared by training and the service and depends on neither.'),
-  { files: ['service/review/console/assets/**/*.js', 'examples/browser-form/**/*.js'], languageOptions: { globals: { ...globals.browser } } },
+  {
+    files: ['service/review/console/assets/**/*.js', 'examples/browser-form/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
 );

@@ -59,7 +59,8 @@ function digest(): string {
   const h = createHash('sha256');
   for (const fields of [...bodies, worst]) {
     const f = extractor.extract(fields);
-    for (const a of [f.indices, f.values, f.kinds, f.fields, f.starts, f.ends]) h.update(new Uint8Array(a.buffer, a.byteOffset, f.count * a.BYTES_PER_ELEMENT));
+    for (const a of [f.indices, f.values, f.kinds, f.fields, f.starts, f.ends])
+      h.update(new Uint8Array(a.buffer, a.byteOffset, f.count * a.BYTES_PER_ELEMENT));
     h.update(JSON.stringify({ texts: f.texts, roles: f.roles, structure: f.structure, facts: f.facts }));
     h.update(JSON.stringify(classifier.classify(fields)));
   }
@@ -84,7 +85,10 @@ process.on('message', (m: AbRequest) => {
   } else {
     if (sink < 0) throw new Error('unreachable');
     const us = (ns: number[]) => ns.map((x) => x / 1000);
-    send({ cmd: 'result', samplesUs: { extract: us(samples.extract), classify: us(samples.classify), extract64k: us(samples.extract64k) } });
+    send({
+      cmd: 'result',
+      samplesUs: { extract: us(samples.extract), classify: us(samples.classify), extract64k: us(samples.extract64k) },
+    });
   }
 });
 send({ cmd: 'ready', modelVersion: classifier.modelVersion, featureVersion: classifier.featureVersion, bodies: bodies.length });

@@ -40,7 +40,10 @@ export async function measureAccountCost(repoRoot: string, quick: boolean, log: 
   const labels: LabelledRecord[] = ['b2b', 'leads', 'forms'].flatMap((name) =>
     loadLabelledFile(path.join(repoRoot, 'training/holdout', `${name}.jsonl`)).map((r) => ({ ...r, accountId: WITH })),
   );
-  const file = fitAccountCorrections(new Map([[WITH, labels]]), extractor, (x) => a * global.scorer.logit(x) + b, { ...DEFAULT_CORRECTION_SETTINGS, minLabels: 1 });
+  const file = fitAccountCorrections(new Map([[WITH, labels]]), extractor, (x) => a * global.scorer.logit(x) + b, {
+    ...DEFAULT_CORRECTION_SETTINGS,
+    minLabels: 1,
+  });
   const buckets = file.accounts[WITH]?.buckets.length ?? 0;
   const classifier = new LinearClassifier(global.manifest, extractor, global.scorer, new AccountCorrections(file));
   log(`correction fitted on ${labels.length} labels: ${buckets} buckets`);
@@ -69,12 +72,18 @@ export async function measureAccountCost(repoRoot: string, quick: boolean, log: 
   // The whole route, in-process: the same bodies sent with either account's key, in alternating rounds.
   const tenants = parseTenants(
     JSON.stringify({
-      accounts: [WITH, WITHOUT].map((id) => ({ id, apiKeys: [{ id: 'k', sha256: sha256Hex(keyOf(id)) }], rateLimit: { max: 1e9, windowSeconds: 60 }, forms: [{ id: `${id}-form`, allowedReferrers: ['*'] }] })),
+      accounts: [WITH, WITHOUT].map((id) => ({
+        id,
+        apiKeys: [{ id: 'k', sha256: sha256Hex(keyOf(id)) }],
+        rateLimit: { max: 1e9, windowSeconds: 60 },
+        forms: [{ id: `${id}-form`, allowedReferrers: ['*'] }],
+      })),
     }),
     'bench',
   );
   const app = await buildApp({ tenants: { current: tenants }, classifier, maxEventLoopDelayMs: 0 });
-  const payloads = (account: string) => bodies.map((x) => JSON.stringify({ apiKey: keyOf(account), formId: `${account}-form`, payload: x.fields }));
+  const payloads = (account: string) =>
+    bodies.map((x) => JSON.stringify({ apiKey: keyOf(account), formId: `${account}-form`, payload: x.fields }));
   const sets: Record<string, string[]> = { [WITH]: payloads(WITH), [WITHOUT]: payloads(WITHOUT) };
   const rates = { global: [] as number[], corrected: [] as number[] };
   try {
@@ -89,14 +98,22 @@ export async function measureAccountCost(repoRoot: string, quick: boolean, log: 
     await round(WITHOUT);
     await round(WITH);
     for (let r = 0; r < (quick ? 4 : 20); r++) {
-      for (const account of r % 2 === 0 ? [WITHOUT, WITH] : [WITH, WITHOUT]) (account === WITH ? rates.corrected : rates.global).push(await round(account));
+      for (const account of r % 2 === 0 ? [WITHOUT, WITH] : [WITH, WITHOUT])
+        (account === WITH ? rates.corrected : rates.global).push(await round(account));
     }
   } finally {
     await app.close();
   }
   if (sink < 0) throw new Error('unreachable');
   const verifyPerSec = { global: median(rates.global), corrected: median(rates.corrected) };
-  return { labels: labels.length, buckets, classifyUs, classifyRatio: classifyUs.corrected / classifyUs.global, verifyPerSec, verifyRatio: verifyPerSec.corrected / verifyPerSec.global };
+  return {
+    labels: labels.length,
+    buckets,
+    classifyUs,
+    classifyRatio: classifyUs.corrected / classifyUs.global,
+    verifyPerSec,
+    verifyRatio: verifyPerSec.corrected / verifyPerSec.global,
+  };
 }
 
 export function renderAccountCost(f: AccountCostFigures): string {
@@ -109,6 +126,8 @@ export function renderAccountCost(f: AccountCostFigures): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await measureAccountCost(path.resolve(import.meta.dirname, '..'), process.argv.includes('--quick'), (l) => console.log(l));
+  const figures = await measureAccountCost(path.resolve(import.meta.dirname, '..'), process.argv.includes('--quick'), (l) =>
+    console.log(l),
+  );
   console.log(renderAccountCost(figures));
 }

@@ -109,7 +109,17 @@ async function runOne(name: string, env: NodeJS.ProcessEnv, tenantsFile: string,
     name: name.replace(/\W+/g, '-'),
     entry: 'dist/server.js',
     cwd: repoRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: 'off', TENANTS_FILE: tenantsFile, ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ADMIN_PORT: 'off',
+      TENANTS_FILE: tenantsFile,
+      ...env,
+    },
     port,
     readyPath: '/readyz',
     stderrFile: path.join(tmp, `${name.replace(/\W+/g, '-')}.stderr`),
@@ -120,7 +130,16 @@ async function runOne(name: string, env: NodeJS.ProcessEnv, tenantsFile: string,
     const t0 = process.hrtime.bigint();
     const result = await new Promise<autocannon.Result>((resolve, reject) => {
       autocannon(
-        { url: `http://127.0.0.1:${port}/v1/verify`, connections, pipelining: 1, duration: seconds, timeout: 30, method: 'POST', headers, body },
+        {
+          url: `http://127.0.0.1:${port}/v1/verify`,
+          connections,
+          pipelining: 1,
+          duration: seconds,
+          timeout: 30,
+          method: 'POST',
+          headers,
+          body,
+        },
         (err, r) => (err ? reject(err as Error) : resolve(r)),
       );
     });
@@ -185,8 +204,13 @@ async function main(): Promise<void> {
     );
     const body = worstCaseBody(repoRoot, bodyBytes).json;
     execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-    const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
-    process.stdout.write(`overload: ${connections} connections, ${Buffer.byteLength(body)} B bodies, ${seconds} s per run, ${os.cpus().length} cores, load average before ${load}\n`);
+    const load = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
+    process.stdout.write(
+      `overload: ${connections} connections, ${Buffer.byteLength(body)} B bodies, ${seconds} s per run, ${os.cpus().length} cores, load average before ${load}\n`,
+    );
     const results: RunResult[] = [];
     for (const c of CONFIGS) {
       if (only !== '' && !c.name.startsWith(only)) continue;
@@ -197,8 +221,14 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${table(results)}\n`);
     const dir = path.join(repoRoot, 'bench', 'results');
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `overload-${new Date().toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}${quick ? '-quick' : ''}.json`);
-    writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), connections, bodyBytes: Buffer.byteLength(body), seconds, loadAverageBefore: load, results }, null, 2)}\n`);
+    const file = path.join(
+      dir,
+      `overload-${new Date().toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}${quick ? '-quick' : ''}.json`,
+    );
+    writeFileSync(
+      file,
+      `${JSON.stringify({ date: new Date().toISOString(), connections, bodyBytes: Buffer.byteLength(body), seconds, loadAverageBefore: load, results }, null, 2)}\n`,
+    );
     process.stdout.write(`written: ${path.relative(repoRoot, file)}\n`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

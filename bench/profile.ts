@@ -9,8 +9,16 @@ import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, realisticBodies } from './l
 import { load } from './lib/load.ts';
 import { freePort, startServer, stopServer } from './lib/processes.ts';
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: Node[]; samples: number[]; timeDeltas: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const seconds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10);
@@ -19,14 +27,40 @@ const bare = process.argv.includes('--bare');
 const entryArg = process.argv.find((a) => a.startsWith('--entry='))?.slice('--entry='.length);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-prof-'));
 const tenantsFile = path.join(tmp, 'tenants.json');
-writeFileSync(tenantsFile, JSON.stringify({ accounts: [{ id: 'bench', apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }], rateLimit: { max: 1e9, windowSeconds: 60 }, forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }] }] }));
+writeFileSync(
+  tenantsFile,
+  JSON.stringify({
+    accounts: [
+      {
+        id: 'bench',
+        apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
+        rateLimit: { max: 1e9, windowSeconds: 60 },
+        forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
+      },
+    ],
+  }),
+);
 const port = await freePort();
 const prefix = `fgprof-${process.pid}`;
 const s = await startServer({
   name: 'verify',
   entry: entryArg ?? (bare ? 'bench/bare-server.ts' : 'service/server.ts'),
   cwd: repoRoot,
-  env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), ADMIN_PORT: '0', TENANTS_FILE: tenantsFile, ...(redis ? { REDIS_URL: 'redis://127.0.0.1:6379', BULLMQ_PREFIX: prefix, RATE_LIMIT_PREFIX: `${prefix}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') } : {}) },
+  env: {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    ADMIN_PORT: '0',
+    TENANTS_FILE: tenantsFile,
+    ...(redis
+      ? {
+          REDIS_URL: 'redis://127.0.0.1:6379',
+          BULLMQ_PREFIX: prefix,
+          RATE_LIMIT_PREFIX: `${prefix}:rl`,
+          REVIEW_SPOOL_DIR: path.join(tmp, 'spool'),
+        }
+      : {}),
+  },
   port,
   readyPath: entryArg === undefined ? '/readyz' : '/healthz',
   stderrFile: path.join(tmp, 'stderr'),
@@ -45,11 +79,25 @@ prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (prof.timeDel
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const agg = (key: (n: Node) => string) => {
   const m = new Map<string, number>();
-  for (const [id, t] of self) { const k = key(byId.get(id) as Node); m.set(k, (m.get(k) ?? 0) + t); }
-  return [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, t]) => `${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`).join('\n');
+  for (const [id, t] of self) {
+    const k = key(byId.get(id) as Node);
+    m.set(k, (m.get(k) ?? 0) + t);
+  }
+  return [...m.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 40)
+    .map(([k, t]) => `${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`)
+    .join('\n');
 };
-const short = (u: string) => u.replace(/^file:\/\//, '').replace(repoRoot + '/', '').replace(/.*node_modules\//, 'nm/');
-console.log('--- self time by function\n' + agg((n) => `${n.callFrame.functionName || '(anon)'} ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`));
+const short = (u: string) =>
+  u
+    .replace(/^file:\/\//, '')
+    .replace(repoRoot + '/', '')
+    .replace(/.*node_modules\//, 'nm/');
+console.log(
+  '--- self time by function\n' +
+    agg((n) => `${n.callFrame.functionName || '(anon)'} ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`),
+);
 console.log('--- self time by file\n' + agg((n) => short(n.callFrame.url) || `(${n.callFrame.functionName})`));
 // Inclusive: each sample goes to the first category found walking from the leaf to the root.
 const parent = new Map<number, number>();
@@ -74,5 +122,6 @@ const cats = new Map<string, number>();
 for (const [id, t] of self) cats.set(category(id), (cats.get(category(id)) ?? 0) + t);
 const perReqUs = (t: number) => t / (r.reqPerSec * seconds);
 console.log('--- inclusive by category (µs of CPU per request, % of samples)');
-for (const [k, t] of [...cats.entries()].sort((a, b) => b[1] - a[1])) console.log(`${perReqUs(t).toFixed(1).padStart(7)} µs ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
+for (const [k, t] of [...cats.entries()].sort((a, b) => b[1] - a[1]))
+  console.log(`${perReqUs(t).toFixed(1).padStart(7)} µs ${((100 * t) / total).toFixed(1).padStart(5)}%  ${k}`);
 console.log(`profile: ${path.join(tmp, file)}`);

@@ -24,18 +24,26 @@ const rate = Number(flag('rate', '100'));
 const repoRoot = path.resolve(import.meta.dirname, '..');
 
 const CONFIGS: { name: string; env: Record<string, string> }[] = [
-  { name: 'before (no breaker: each call waits 500 ms)', env: { REDIS_BREAKER_FAILURES: '1000000000', REDIS_BREAKER_TIMEOUT_MS: '500', MAX_VERIFY_IN_FLIGHT: '0' } },
+  {
+    name: 'before (no breaker: each call waits 500 ms)',
+    env: { REDIS_BREAKER_FAILURES: '1000000000', REDIS_BREAKER_TIMEOUT_MS: '500', MAX_VERIFY_IN_FLIGHT: '0' },
+  },
   { name: 'after (defaults)', env: {} },
 ];
 
 async function startRedis(dir: string): Promise<{ url: string; pid: number; stop: () => void }> {
   const port = await freePort();
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
+    stdio: 'ignore',
+  });
   const url = `redis://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     probe.on('error', () => undefined);
-    const ok = await probe.connect().then(() => probe.ping(), () => undefined);
+    const ok = await probe.connect().then(
+      () => probe.ping(),
+      () => undefined,
+    );
     probe.disconnect();
     if (ok === 'PONG') break;
     if (i > 100) throw new Error('redis-server did not start');
@@ -58,7 +66,19 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
     name: 'verify',
     entry: 'dist/server.js',
     cwd: repoRoot,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ADMIN_PORT: 'off', TENANTS_FILE: tenantsFile, REDIS_URL: redis.url, REVIEW_SPOOL_DIR: path.join(tmp, `spool-${port}`), ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ADMIN_PORT: 'off',
+      TENANTS_FILE: tenantsFile,
+      REDIS_URL: redis.url,
+      REVIEW_SPOOL_DIR: path.join(tmp, `spool-${port}`),
+      ...env,
+    },
     port,
     readyPath: '/readyz',
     stderrFile: path.join(tmp, 'verify.stderr'),
@@ -88,7 +108,11 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
       const body = bodies[i++ % bodies.length] as string;
       const start = performance.now();
       pending.push(
-        fetch(`http://127.0.0.1:${port}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN }, body }).then(
+        fetch(`http://127.0.0.1:${port}/v1/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN },
+          body,
+        }).then(
           async (r) => {
             await r.arrayBuffer();
             const ms = performance.now() - start;
@@ -113,7 +137,18 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
   const b = [...beforeHang].sort((x, y) => x - y);
   const r2 = (x: number) => Math.round(x * 10) / 10;
   // The same run's latency before the hang: on a shared machine, the floor the hang figures are to be read against.
-  return { name, requests: all.length, non200: failed, preHangP50Ms: r2(percentile(b, 50)), preHangP99Ms: r2(percentile(b, 99)), duringHang: d.length, hangP50Ms: r2(percentile(d, 50)), hangP99Ms: r2(percentile(d, 99)), hangMaxMs: r2(d.at(-1) ?? NaN), slowerThan20Ms: d.filter((x) => x > 20).length };
+  return {
+    name,
+    requests: all.length,
+    non200: failed,
+    preHangP50Ms: r2(percentile(b, 50)),
+    preHangP99Ms: r2(percentile(b, 99)),
+    duringHang: d.length,
+    hangP50Ms: r2(percentile(d, 50)),
+    hangP99Ms: r2(percentile(d, 99)),
+    hangMaxMs: r2(d.at(-1) ?? NaN),
+    slowerThan20Ms: d.filter((x) => x > 20).length,
+  };
 }
 
 async function main(): Promise<void> {
@@ -135,7 +170,10 @@ async function main(): Promise<void> {
     );
     execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     const bodies = realisticBodies(repoRoot).map((b) => b.json);
-    const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+    const load = os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
     process.stdout.write(`redis hang: ${rate} req/s, ${hangS} s SIGSTOP, load average before ${load}\n`);
     const results = [];
     for (const c of CONFIGS) {

@@ -32,7 +32,8 @@ const COMMON = ['hello', 'please', 'offer', 'price', 'contact', 'website', 'free
 function message(i: number): string {
   const words: string[] = [COMMON[i % COMMON.length]!];
   const n = 12 + (i % 20);
-  for (let w = 0; w < n; w++) words.push(VOCAB[Math.min(VOCAB.length - 1, Math.floor(1 / (Math.random() + 1e-4)) * (1 + (w % 7)) + (i * 7 + w) % 40)]!);
+  for (let w = 0; w < n; w++)
+    words.push(VOCAB[Math.min(VOCAB.length - 1, Math.floor(1 / (Math.random() + 1e-4)) * (1 + (w % 7)) + ((i * 7 + w) % 40))]!);
   if (i % 1000 === 0) words.push('heliotrope');
   return words.join(' ');
 }
@@ -84,7 +85,14 @@ async function main(): Promise<void> {
     registry: new Registry(),
     worker: false,
   });
-  const app = await buildApp({ tenants, classifier, maxEventLoopDelayMs: 0, reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic });
+  const app = await buildApp({
+    tenants,
+    classifier,
+    maxEventLoopDelayMs: 0,
+    reviewSink: review.sink,
+    reviewRoutes: review.routes,
+    reviewTraffic: review.traffic,
+  });
   await app.ready();
   const redis = new Redis(REDIS_URL);
   try {
@@ -106,7 +114,12 @@ async function main(): Promise<void> {
           origin: 'example.com',
           fields: { name: `Sender ${j}`, email: `sender${j}@mail${j % 50}.example`, message: message(j) },
           truncated: false,
-          verdict: { status: spam ? 'spam' : 'legitimate', confidence: spam ? 0.5 + ((j * 7919) % 500) / 1000 : 0.5 + ((j * 104729) % 250) / 1000, reasoning: 'bench', modelVersion: 'bench' },
+          verdict: {
+            status: spam ? 'spam' : 'legitimate',
+            confidence: spam ? 0.5 + ((j * 7919) % 500) / 1000 : 0.5 + ((j * 104729) % 250) / 1000,
+            reasoning: 'bench',
+            modelVersion: 'bench',
+          },
         };
         if (j === Math.floor(N / 2)) probe = job;
         batch.push(review.store.items.ingest(job));
@@ -126,9 +139,16 @@ async function main(): Promise<void> {
       for (const k of keys) p.memory('USAGE', k, 'SAMPLES', '0');
       for (const [, n] of (await p.exec()) ?? []) wordBytes += Number(n);
     } while (cursor !== '0');
-    log(`filled in ${fillS.toFixed(1)} s; Redis memory +${((after - before) / 2 ** 20).toFixed(1)} MiB in all (${((after - before) / N).toFixed(0)} B per item), of which the search index ${(wordBytes / 2 ** 20).toFixed(1)} MiB in ${wordKeys.toLocaleString()} posting lists (${(wordBytes / N).toFixed(0)} B per item)`);
+    log(
+      `filled in ${fillS.toFixed(1)} s; Redis memory +${((after - before) / 2 ** 20).toFixed(1)} MiB in all (${((after - before) / N).toFixed(0)} B per item), of which the search index ${(wordBytes / 2 ** 20).toFixed(1)} MiB in ${wordKeys.toLocaleString()} posting lists (${(wordBytes / N).toFixed(0)} B per item)`,
+    );
 
-    const signIn = await app.inject({ method: 'POST', url: '/review/api/session', headers: { 'content-type': 'application/json', [CSRF_HEADER]: '1' }, payload: { token: TOKEN } });
+    const signIn = await app.inject({
+      method: 'POST',
+      url: '/review/api/session',
+      headers: { 'content-type': 'application/json', [CSRF_HEADER]: '1' },
+      payload: { token: TOKEN },
+    });
     const cookie = `fg_review=${signIn.cookies.find((c) => c.name === 'fg_review')!.value}`;
     const mid = new Date(start + 9 * 86_400_000).toISOString();
     const end = new Date(start + 12 * 86_400_000).toISOString();
@@ -160,11 +180,18 @@ async function main(): Promise<void> {
       }
       const s = stats(times);
       const j = JSON.parse(body) as { total?: number; matching?: number; rows?: unknown[] };
-      const what = j.total !== undefined ? `total ${j.total.toLocaleString()}, ${j.rows?.length} rows` : j.matching !== undefined ? `matching ${j.matching.toLocaleString()}` : '';
+      const what =
+        j.total !== undefined
+          ? `total ${j.total.toLocaleString()}, ${j.rows?.length} rows`
+          : j.matching !== undefined
+            ? `matching ${j.matching.toLocaleString()}`
+            : '';
       rows.push(`| ${name} | ${s.median.toFixed(1)} | ${s.p95.toFixed(1)} | ${s.max.toFixed(1)} | ${what} |`);
       log(`${name}: median ${s.median.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms (${what})`);
     }
-    process.stdout.write(`\n${N.toLocaleString()} pending items, one account, ${RUNS} runs each (after 3 warm-up runs), through app.inject:\n\n`);
+    process.stdout.write(
+      `\n${N.toLocaleString()} pending items, one account, ${RUNS} runs each (after 3 warm-up runs), through app.inject:\n\n`,
+    );
     process.stdout.write('| request | median ms | p95 ms | max ms | answer |\n|---|---|---|---|---|\n' + rows.join('\n') + '\n');
   } finally {
     await app.close();

@@ -54,7 +54,8 @@ const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - start
 function machine() {
   const cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown';
   const sh = (c: string) => execSync(c, { cwd: repoRoot, encoding: 'utf8' }).trim();
-  const fastify = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
+  const fastify = (JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/fastify/package.json'), 'utf8')) as { version: string })
+    .version;
   return {
     nproc: Number(sh('nproc')),
     cpu,
@@ -68,7 +69,11 @@ function machine() {
 
 async function preflight(s: Started, bodies: readonly BenchBody[]): Promise<void> {
   for (const b of bodies) {
-    const r = await fetch(s.url + '/v1/verify', { method: 'POST', headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN }, body: b.json });
+    const r = await fetch(s.url + '/v1/verify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN },
+      body: b.json,
+    });
     const text = await r.text();
     if (r.status !== 200) throw new Error(`${s.name}: ${b.id} (${b.bytes} B) answered ${r.status}: ${text.slice(0, 300)}`);
   }
@@ -76,7 +81,9 @@ async function preflight(s: Started, bodies: readonly BenchBody[]): Promise<void
 
 async function main(): Promise<void> {
   const m = machine();
-  log(`${m.nproc} cores, ${m.cpu}, Node ${m.node}, Fastify ${m.fastify}, commit ${m.commit}${m.dirty ? ' (+uncommitted changes)' : ''}${quick ? ', QUICK run' : ''}`);
+  log(
+    `${m.nproc} cores, ${m.cpu}, Node ${m.node}, Fastify ${m.fastify}, commit ${m.commit}${m.dirty ? ' (+uncommitted changes)' : ''}${quick ? ', QUICK run' : ''}`,
+  );
   const realistic = realisticBodies(repoRoot);
   const worst = worstCaseBody(repoRoot);
   log(`bodies: ${realistic.length} realistic (${JSON.stringify(describeSet(realistic).bytes)} B), worst case ${worst.bytes} B`);
@@ -107,7 +114,13 @@ async function main(): Promise<void> {
     }),
   );
   const runId = `fgbench-${process.pid}-${Date.now().toString(36)}`;
-  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1' };
+  const baseEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+  };
   const serviceEnv = (port: number, redis: boolean): NodeJS.ProcessEnv => ({
     ...baseEnv,
     PORT: String(port),
@@ -115,7 +128,13 @@ async function main(): Promise<void> {
     ADMIN_PORT: '0',
     TENANTS_FILE: tenantsFile,
     ...(redis
-      ? { REDIS_URL, BULLMQ_PREFIX: runId, RATE_LIMIT_PREFIX: `${runId}:rl`, SHADOW_PREFIX: `${runId}:shadow`, REVIEW_SPOOL_DIR: path.join(tmp, 'spool') }
+      ? {
+          REDIS_URL,
+          BULLMQ_PREFIX: runId,
+          RATE_LIMIT_PREFIX: `${runId}:rl`,
+          SHADOW_PREFIX: `${runId}:shadow`,
+          REVIEW_SPOOL_DIR: path.join(tmp, 'spool'),
+        }
       : {}),
   });
 
@@ -133,7 +152,18 @@ async function main(): Promise<void> {
   }
 
   const servers: Started[] = [];
-  const report: Partial<BenchReport> = { quick, date: started.toISOString(), machine: m, config: { ...cfg, connections: CONNECTIONS, bodies: realistic.length, layouts: new Set(realistic.map((b) => b.layout)).size, languages: new Set(realistic.map((b) => b.lang)).size } };
+  const report: Partial<BenchReport> = {
+    quick,
+    date: started.toISOString(),
+    machine: m,
+    config: {
+      ...cfg,
+      connections: CONNECTIONS,
+      bodies: realistic.length,
+      layouts: new Set(realistic.map((b) => b.layout)).size,
+      languages: new Set(realistic.map((b) => b.lang)).size,
+    },
+  };
   try {
     const start = async (name: string, entry: string, env: NodeJS.ProcessEnv, port: number, readyPath: string) =>
       startServer({ name, entry, cwd: repoRoot, env, port, readyPath, stderrFile: path.join(tmp, `${name}.stderr`) });
@@ -143,11 +173,24 @@ async function main(): Promise<void> {
     // A shadow model at the default SHADOW_SAMPLE_RATE against none, in the mode the service runs with Redis in (the
     // shadow's counts go there), in rounds of its own.
     const shadow = () =>
-      shadowScenario({ repoRoot, tmp, env: (port) => serviceEnv(port, redisClient !== undefined), redis: redisClient !== undefined, defaultRate: DEFAULT_SHADOW_SAMPLE_RATE, bodies: realistic, rounds: cfg.rounds, durationS: cfg.durationS, warmS: cfg.warmS, log });
+      shadowScenario({
+        repoRoot,
+        tmp,
+        env: (port) => serviceEnv(port, redisClient !== undefined),
+        redis: redisClient !== undefined,
+        defaultRate: DEFAULT_SHADOW_SAMPLE_RATE,
+        bodies: realistic,
+        rounds: cfg.rounds,
+        durationS: cfg.durationS,
+        warmS: cfg.warmS,
+        log,
+      });
     if (shadowOnly) {
       const figures = await shadow();
       const p = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
-      log(`shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${p(figures.ratios['shadow-default'])} of the no-shadow req/s (by CPU time per request: ${p(figures.cpuRatios['shadow-default'])}); at 1, every request: ${p(figures.ratios['shadow-all'])} (by CPU: ${p(figures.cpuRatios['shadow-all'])})`);
+      log(
+        `shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${p(figures.ratios['shadow-default'])} of the no-shadow req/s (by CPU time per request: ${p(figures.cpuRatios['shadow-default'])}); at 1, every request: ${p(figures.ratios['shadow-all'])} (by CPU: ${p(figures.cpuRatios['shadow-all'])})`,
+      );
       return;
     }
     const barePort = await freePort();
@@ -171,8 +214,15 @@ async function main(): Promise<void> {
       verifyRedis = await start('verify-redis', 'dist/server.js', serviceEnv(port, true), port, '/readyz');
       servers.push(verifyRedis);
     }
-    log(`ready: bare ${bare.readyMs.toFixed(0)} ms, verify ${readyMs.map((x) => x.toFixed(0)).join('/')} ms${verifyRedis ? `, verify-redis ${verifyRedis.readyMs.toFixed(0)} ms` : ''}`);
-    report.ready = { bareMs: bare.readyMs, verifyMs: readyMs, verifyMedianMs: median(readyMs), ...(verifyRedis ? { verifyRedisMs: verifyRedis.readyMs } : {}) };
+    log(
+      `ready: bare ${bare.readyMs.toFixed(0)} ms, verify ${readyMs.map((x) => x.toFixed(0)).join('/')} ms${verifyRedis ? `, verify-redis ${verifyRedis.readyMs.toFixed(0)} ms` : ''}`,
+    );
+    report.ready = {
+      bareMs: bare.readyMs,
+      verifyMs: readyMs,
+      verifyMedianMs: median(readyMs),
+      ...(verifyRedis ? { verifyRedisMs: verifyRedis.readyMs } : {}),
+    };
 
     for (const s of servers.slice(1)) await preflight(s, [...realistic, worst]);
     const targets = servers;
@@ -184,11 +234,16 @@ async function main(): Promise<void> {
         for (const s of targets) {
           const res = await load({ target: s.name, url: s.url, bodies, durationS });
           results.push(res);
-          log(`${label} round ${r + 1}/${rounds} ${s.name.padEnd(12)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${res.p50Ms} ms  p99 ${res.p99Ms} ms  non2xx ${res.non2xx} err ${res.errors}`);
+          log(
+            `${label} round ${r + 1}/${rounds} ${s.name.padEnd(12)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p50 ${res.p50Ms} ms  p99 ${res.p99Ms} ms  non2xx ${res.non2xx} err ${res.errors}`,
+          );
         }
         await measureChunk(`after ${label} round ${r + 1}`);
       }
-      return summarize(results, targets.map((t) => t.name));
+      return summarize(
+        results,
+        targets.map((t) => t.name),
+      );
     };
     report.realistic = await runRounds('realistic', realistic, cfg.rounds, cfg.durationS);
     report.worst64k = await runRounds('64KiB', [worst], cfg.bigRounds, cfg.bigDurationS);
@@ -209,7 +264,13 @@ async function main(): Promise<void> {
       let seconds = 0;
       const deadline = Date.now() + cfg.maxAmountS * 1000;
       for (let c = 0; c < RSS_CHUNKS && Date.now() < deadline; c++) {
-        const res = await load({ target: s.name, url: s.url, bodies: realistic, amount: cfg.amount / RSS_CHUNKS, maxSeconds: Math.max(1, (deadline - Date.now()) / 1000) });
+        const res = await load({
+          target: s.name,
+          url: s.url,
+          bodies: realistic,
+          amount: cfg.amount / RSS_CHUNKS,
+          maxSeconds: Math.max(1, (deadline - Date.now()) / 1000),
+        });
         requests += res.requests;
         non2xx += res.non2xx;
         errors += res.errors + res.timeouts;
@@ -220,8 +281,23 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 2000));
       const settled = rssMiB(s.pid);
       const half = checkpoints[Math.floor(checkpoints.length / 2) - 1] ?? before;
-      log(`${s.name}: ${requests} requests in ${seconds.toFixed(0)} s (${(requests / seconds).toFixed(0)} req/s, non2xx ${non2xx}), RSS after ${after.toFixed(1)} MiB, 2 s later ${settled.toFixed(1)} MiB; per 10%: ${checkpoints.map((x) => x.toFixed(0)).join(' ')}`);
-      report.rss.push({ target: s.name, requests, non2xx, errors, seconds, reqPerSec: requests / seconds, beforeMiB: before, afterMiB: after, settledMiB: settled, growthMiB: after - before, checkpointsMiB: checkpoints, secondHalfGrowthMiB: after - half });
+      log(
+        `${s.name}: ${requests} requests in ${seconds.toFixed(0)} s (${(requests / seconds).toFixed(0)} req/s, non2xx ${non2xx}), RSS after ${after.toFixed(1)} MiB, 2 s later ${settled.toFixed(1)} MiB; per 10%: ${checkpoints.map((x) => x.toFixed(0)).join(' ')}`,
+      );
+      report.rss.push({
+        target: s.name,
+        requests,
+        non2xx,
+        errors,
+        seconds,
+        reqPerSec: requests / seconds,
+        beforeMiB: before,
+        afterMiB: after,
+        settledMiB: settled,
+        growthMiB: after - before,
+        checkpointsMiB: checkpoints,
+        secondHalfGrowthMiB: after - half,
+      });
     }
   } finally {
     for (const s of servers.reverse()) await stopServer(s);
@@ -280,7 +356,17 @@ function summarize(results: LoadResult[], names: string[]) {
   const byTarget = Object.fromEntries(
     names.map((n) => {
       const rs = results.filter((r) => r.target === n);
-      return [n, { rounds: rs.map((r) => r.reqPerSec), reqPerSec: median(rs.map((r) => r.reqPerSec)), p50Ms: median(rs.map((r) => r.p50Ms)), p99Ms: median(rs.map((r) => r.p99Ms)), non2xx: rs.reduce((a, r) => a + r.non2xx, 0), errors: rs.reduce((a, r) => a + r.errors + r.timeouts, 0) }];
+      return [
+        n,
+        {
+          rounds: rs.map((r) => r.reqPerSec),
+          reqPerSec: median(rs.map((r) => r.reqPerSec)),
+          p50Ms: median(rs.map((r) => r.p50Ms)),
+          p99Ms: median(rs.map((r) => r.p99Ms)),
+          non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+          errors: rs.reduce((a, r) => a + r.errors + r.timeouts, 0),
+        },
+      ];
     }),
   );
   // Ratio per round (each verify run against the bare run of the same round), then the median.
@@ -299,7 +385,10 @@ async function ab(rev: string): Promise<void> {
   process.stdout.write('\n' + renderAb(report) + '\n');
   const resultsDir = path.join(repoRoot, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}-ab-${report.a.commit}${quick ? '-quick' : ''}.json`);
+  const file = path.join(
+    resultsDir,
+    `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}-ab-${report.a.commit}${quick ? '-quick' : ''}.json`,
+  );
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
   log(`wrote ${path.relative(repoRoot, file)}`);
 }

@@ -14,7 +14,16 @@ import { parseTenants } from '../service/tenants/load.ts';
 
 const KEY = 'bench-key-0123456789';
 const tenants = parseTenants(
-  JSON.stringify({ accounts: [{ id: 'a', apiKeys: [{ id: 'k', sha256: sha256Hex(KEY) }], rateLimit: { max: 1e9, windowSeconds: 60 }, forms: [{ id: 'contact', allowedReferrers: ['*'] }] }] }),
+  JSON.stringify({
+    accounts: [
+      {
+        id: 'a',
+        apiKeys: [{ id: 'k', sha256: sha256Hex(KEY) }],
+        rateLimit: { max: 1e9, windowSeconds: 60 },
+        forms: [{ id: 'contact', allowedReferrers: ['*'] }],
+      },
+    ],
+  }),
   'bench',
 );
 const LIMIT = 16 * 1024 * 1024;
@@ -65,9 +74,13 @@ const atBound = {
     const v = 'lorem ipsum dolor sit amet '.repeat(Math.ceil(each / 27)).slice(0, each);
     return envelope(`{${Array.from({ length: MAX_JSON_VALUES }, (_, i) => `"f${i}":"${v}"`).join(',')}}`);
   })(),
-  '[{name,value}] pairs': envelope(`{"fields":[${Array.from({ length: (MAX_JSON_VALUES - 1) / 3 }, (_, i) => `{"name":"f${i}","value":"x"}`).join(',')}]}`),
+  '[{name,value}] pairs': envelope(
+    `{"fields":[${Array.from({ length: (MAX_JSON_VALUES - 1) / 3 }, (_, i) => `{"name":"f${i}","value":"x"}`).join(',')}]}`,
+  ),
   'empty arrays': envelope(`{"a":[${Array.from({ length: MAX_JSON_VALUES - 1 }, () => '[]').join(',')}]}`),
-  'nested 29 deep': envelope(`{${Array.from({ length: Math.floor(MAX_JSON_VALUES / 30) }, (_, i) => `"f${i}":${'['.repeat(29)}"x"${']'.repeat(29)}`).join(',')}}`),
+  'nested 29 deep': envelope(
+    `{${Array.from({ length: Math.floor(MAX_JSON_VALUES / 30) }, (_, i) => `"f${i}":${'['.repeat(29)}"x"${']'.repeat(29)}`).join(',')}}`,
+  ),
 };
 for (const [name, body] of Object.entries(atBound)) {
   const v = exceedsJsonLimits(body, MAX_JSON_DEPTH, MAX_JSON_VALUES);
@@ -83,14 +96,19 @@ const normal = JSON.stringify({
     phone: '+44 20 7946 0958',
     company: 'Lovelace Analytical Engines Ltd',
     subject: 'Quote for oak chairs',
-    message: 'Hello, could you send me a quote for 20 oak chairs, delivered to our office in London before the end of next month? We would also like to know whether you offer matching tables, what finishes are available, and whether a discount applies to orders of this size. A rough delivery date and the payment terms would help too. Many thanks, Ada. '.repeat(2),
+    message:
+      'Hello, could you send me a quote for 20 oak chairs, delivered to our office in London before the end of next month? We would also like to know whether you offer matching tables, what finishes are available, and whether a discount applies to orders of this size. A rough delivery date and the payment terms would help too. Many thanks, Ada. '.repeat(
+        2,
+      ),
     consent: true,
   },
 });
 const wide = smallFields(LIMIT);
 const prose64k = (() => {
   const head = envelope('{"name":"Ada","email":"ada@example.com","message":"');
-  return head + 'Could you send me a quote for 20 oak chairs, delivered next month? '.repeat(1000).slice(0, 65_536 - head.length - 3) + '"}}';
+  return (
+    head + 'Could you send me a quote for 20 oak chairs, delivered next month? '.repeat(1000).slice(0, 65_536 - head.length - 3) + '"}}'
+  );
 })();
 
 function median(xs: number[]): number {
@@ -112,19 +130,32 @@ function ab(label: string, n: number, fns: Record<string, () => unknown>): void 
       }
     }
   }
-  console.log(`${label}: ${Object.entries(t).map(([k, xs]) => `${k} ${fmt(median(xs))}`).join(', ')} (n=${n} each)`);
+  console.log(
+    `${label}: ${Object.entries(t)
+      .map(([k, xs]) => `${k} ${fmt(median(xs))}`)
+      .join(', ')} (n=${n} each)`,
+  );
 }
 
 const classifier = await loadClassifier({ modelsDir: path.join(repoRoot, 'models') });
 console.log(`normal body ${normal.length} B; wide body ${wide.length} B (${(wide.match(/,/g) ?? []).length + 1} fields)`);
 
-ab('normal, pre-parse scan', 100_000, { 'depth only (before)': () => nestsDeeperThanBefore(normal, MAX_JSON_DEPTH), 'depth + values (after)': () => exceedsJsonLimits(normal, MAX_JSON_DEPTH, MAX_JSON_VALUES) });
+ab('normal, pre-parse scan', 100_000, {
+  'depth only (before)': () => nestsDeeperThanBefore(normal, MAX_JSON_DEPTH),
+  'depth + values (after)': () => exceedsJsonLimits(normal, MAX_JSON_DEPTH, MAX_JSON_VALUES),
+});
 ab('normal, JSON.parse', 20_000, { parse: () => JSON.parse(normal) });
-ab('64 KiB of prose, pre-parse scan', 20_000, { 'depth only (before)': () => nestsDeeperThanBefore(prose64k, MAX_JSON_DEPTH), 'depth + values (after)': () => exceedsJsonLimits(prose64k, MAX_JSON_DEPTH, MAX_JSON_VALUES) });
-ab('wide 16 MiB, pre-parse scan', 10, { 'depth only (before)': () => nestsDeeperThanBefore(wide, MAX_JSON_DEPTH), 'depth + values (after, stops at the bound)': () => exceedsJsonLimits(wide, MAX_JSON_DEPTH, MAX_JSON_VALUES) });
+ab('64 KiB of prose, pre-parse scan', 20_000, {
+  'depth only (before)': () => nestsDeeperThanBefore(prose64k, MAX_JSON_DEPTH),
+  'depth + values (after)': () => exceedsJsonLimits(prose64k, MAX_JSON_DEPTH, MAX_JSON_VALUES),
+});
+ab('wide 16 MiB, pre-parse scan', 10, {
+  'depth only (before)': () => nestsDeeperThanBefore(wide, MAX_JSON_DEPTH),
+  'depth + values (after, stops at the bound)': () => exceedsJsonLimits(wide, MAX_JSON_DEPTH, MAX_JSON_VALUES),
+});
 ab('wide 16 MiB, JSON.parse + classify (what the refusal now spares)', 2, {
-  'parse': () => JSON.parse(wide),
-  'classify': () => classifier.classify((JSON.parse(wide) as { payload: Record<string, unknown> }).payload),
+  parse: () => JSON.parse(wide),
+  classify: () => classifier.classify((JSON.parse(wide) as { payload: Record<string, unknown> }).payload),
 });
 for (const [name, body] of Object.entries(atBound)) {
   ab(`at the bound (${MAX_JSON_VALUES} values), ${name}, ${(body.length / 1024).toFixed(0)} KiB`, 20, {
@@ -140,7 +171,12 @@ async function inject(label: string, body: string, n: number): Promise<void> {
   const statuses = new Set<number>();
   for (let i = 0; i < n + Math.min(n, 100); i++) {
     const t0 = process.hrtime.bigint();
-    const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { 'content-type': 'application/json', origin: 'https://example.com' }, payload: body });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/verify',
+      headers: { 'content-type': 'application/json', origin: 'https://example.com' },
+      payload: body,
+    });
     if (i >= Math.min(n, 100)) t.push(Number(process.hrtime.bigint() - t0) / 1e3);
     statuses.add(res.statusCode);
   }

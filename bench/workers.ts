@@ -13,7 +13,12 @@ import { freePort, startServer, stopServer, type Started } from './lib/processes
 export interface WorkersReport {
   readonly date: string;
   readonly quick: boolean;
-  readonly machine: { readonly nproc: number; readonly availableParallelism: number; readonly loadAverage: readonly number[]; readonly commit: string };
+  readonly machine: {
+    readonly nproc: number;
+    readonly availableParallelism: number;
+    readonly loadAverage: readonly number[];
+    readonly commit: string;
+  };
   readonly redis: boolean;
   readonly rounds: number;
   readonly durationS: number;
@@ -49,7 +54,12 @@ async function allWorkersReady(s: Started, n: number): Promise<void> {
   let streak = 0;
   while (streak < 4 * n) {
     if (Date.now() > deadline) throw new Error(`${s.name}: not all ${n} workers ready after 60 s`);
-    const ok = (n === 1 || serviceChildren(s.pid) === n) && (await fetch(`${s.url}/readyz`, { headers: { connection: 'close' } }).then((r) => r.status === 200, () => false));
+    const ok =
+      (n === 1 || serviceChildren(s.pid) === n) &&
+      (await fetch(`${s.url}/readyz`, { headers: { connection: 'close' } }).then(
+        (r) => r.status === 200,
+        () => false,
+      ));
     streak = ok ? streak + 1 : 0;
     if (!ok) await new Promise((r) => setTimeout(r, 50));
   }
@@ -78,7 +88,10 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
   const runId = `fgbench-workers-${process.pid}-${Date.now().toString(36)}`;
   const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   probe.on('error', () => undefined);
-  const redis = await probe.connect().then(() => probe.ping().then(() => true), () => false);
+  const redis = await probe.connect().then(
+    () => probe.ping().then(() => true),
+    () => false,
+  );
   // Every row runs the same configuration: Redis when it answers (what WORKERS > 1 is for), else per-worker limits.
   if (!redis) log(`Redis at ${redisUrl} does not answer: every row counts limits per worker (ALLOW_PER_WORKER_LIMITS=true)`);
   const env = (port: number, workers: number): NodeJS.ProcessEnv => ({
@@ -92,7 +105,12 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
     TENANTS_FILE: tenantsFile,
     WORKERS: String(workers),
     ...(redis
-      ? { REDIS_URL: redisUrl, BULLMQ_PREFIX: runId, RATE_LIMIT_PREFIX: `${runId}:rl`, REVIEW_SPOOL_DIR: path.join(tmp, `spool-${workers}`) }
+      ? {
+          REDIS_URL: redisUrl,
+          BULLMQ_PREFIX: runId,
+          RATE_LIMIT_PREFIX: `${runId}:rl`,
+          REVIEW_SPOOL_DIR: path.join(tmp, `spool-${workers}`),
+        }
       : { ALLOW_PER_WORKER_LIMITS: 'true' }),
   });
 
@@ -101,10 +119,29 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
   try {
     execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     const barePort = await freePort();
-    servers.push(await startServer({ name: 'bare', entry: 'bench/bare-server.ts', cwd: repoRoot, env: { PATH: process.env.PATH, PORT: String(barePort) }, port: barePort, readyPath: '/readyz', stderrFile: path.join(tmp, 'bare.stderr') }));
+    servers.push(
+      await startServer({
+        name: 'bare',
+        entry: 'bench/bare-server.ts',
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH, PORT: String(barePort) },
+        port: barePort,
+        readyPath: '/readyz',
+        stderrFile: path.join(tmp, 'bare.stderr'),
+      }),
+    );
     for (let w = 1; w <= maxWorkers; w++) {
       const port = await freePort();
-      const s = await startServer({ name: `workers-${w}`, entry: 'dist/server.js', cwd: repoRoot, env: env(port, w), port, readyPath: '/readyz', stderrFile: path.join(tmp, `workers-${w}.stderr`), timeoutMs: 60_000 });
+      const s = await startServer({
+        name: `workers-${w}`,
+        entry: 'dist/server.js',
+        cwd: repoRoot,
+        env: env(port, w),
+        port,
+        readyPath: '/readyz',
+        stderrFile: path.join(tmp, `workers-${w}.stderr`),
+        timeoutMs: 60_000,
+      });
       servers.push(s);
       await allWorkersReady(s, w);
       log(`WORKERS=${w} ready (${s.readyMs.toFixed(0)} ms to the first worker)`);
@@ -115,7 +152,9 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
       for (const s of servers) {
         const res = await load({ target: s.name, url: s.url, bodies, durationS: cfg.durationS });
         results.push(res);
-        log(`round ${r + 1}/${cfg.rounds} ${s.name.padEnd(10)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  non2xx ${res.non2xx} err ${res.errors}`);
+        log(
+          `round ${r + 1}/${cfg.rounds} ${s.name.padEnd(10)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  non2xx ${res.non2xx} err ${res.errors}`,
+        );
       }
     }
     const of = (name: string) => results.filter((x) => x.target === name);
@@ -173,7 +212,10 @@ export function renderWorkersMarkdown(r: WorkersReport): string {
     '',
     '| WORKERS | req/s (median) | p99 ms | × bare route | × WORKERS=1 | non-2xx |',
     '| ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...r.rows.map((x) => `| ${x.workers} | ${x.reqPerSec.toFixed(0)} | ${x.p99Ms} | ${(100 * x.ofBare).toFixed(1)}% | ${x.ofOneWorker.toFixed(2)} | ${x.non2xx} |`),
+    ...r.rows.map(
+      (x) =>
+        `| ${x.workers} | ${x.reqPerSec.toFixed(0)} | ${x.p99Ms} | ${(100 * x.ofBare).toFixed(1)}% | ${x.ofOneWorker.toFixed(2)} | ${x.non2xx} |`,
+    ),
     `| bare route | ${r.bare.reqPerSec.toFixed(0)} | | 100% | | |`,
   ];
   return lines.join('\n');

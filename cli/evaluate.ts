@@ -17,7 +17,11 @@ calibration error per source (a file's name is its source); n/a where a figure i
 legitimate records, nothing flagged). --json prints the same figures as JSON.`;
 
 function parseCommandLine(argv: string[]) {
-  return parseFlags(argv, { model: { type: 'string' }, data: { type: 'string', multiple: true }, json: { type: 'boolean', default: false } });
+  return parseFlags(argv, {
+    model: { type: 'string' },
+    data: { type: 'string', multiple: true },
+    json: { type: 'boolean', default: false },
+  });
 }
 
 /** A model folder by its path, whatever its name; a folder of versions is named as such, with the newest to pass. */
@@ -26,11 +30,14 @@ async function loadModel(arg: string): Promise<LinearClassifier> {
   if (existsSync(path.join(dir, 'manifest.json'))) return loadModelFolder(dir);
   if (!existsSync(dir)) {
     const siblings = await listModelVersions(path.dirname(dir)).catch(() => []);
-    throw new ModelLoadError(`model folder not found: ${dir}${siblings.length ? ` (${path.dirname(arg)} has: ${siblings.join(', ')})` : ''}`);
+    throw new ModelLoadError(
+      `model folder not found: ${dir}${siblings.length ? ` (${path.dirname(arg)} has: ${siblings.join(', ')})` : ''}`,
+    );
   }
   if (!statSync(dir).isDirectory()) throw new ModelLoadError(`${dir} is a file; --model takes a model folder`);
   const newest = (await listModelVersions(dir)).at(-1);
-  if (newest) throw new ModelLoadError(`${arg} is a folder of model versions; pass one, e.g. --model ${path.join(arg, newest)} (the newest)`);
+  if (newest)
+    throw new ModelLoadError(`${arg} is a folder of model versions; pass one, e.g. --model ${path.join(arg, newest)} (the newest)`);
   throw new ModelLoadError(`${dir} is not a model folder (no manifest.json)`);
 }
 
@@ -69,7 +76,11 @@ async function run(argv: string[]): Promise<void> {
     perFile.flatMap((f) => f.records),
     perFile.flatMap((f) => f.withdrawals),
   );
-  const scored = records.map((r) => ({ source: r.source, label: (r.label === 'spam' ? 1 : 0) as 0 | 1, p: classifier.spamProbability(r.fields) }));
+  const scored = records.map((r) => ({
+    source: r.source,
+    label: (r.label === 'spam' ? 1 : 0) as 0 | 1,
+    p: classifier.spamProbability(r.fields),
+  }));
   const result = evaluate(scored, classifier.manifest.threshold);
   if (values.json) {
     console.log(JSON.stringify({ model: classifier.modelVersion, threshold: classifier.manifest.threshold, ...result }, null, 2));

@@ -45,7 +45,9 @@ async function curve(argv: string[]): Promise<void> {
   const opts = { ...DEFAULT_CORRECTION, l2: Number(values.l2), biasL2: Number(values['bias-l2']) };
   if (!(opts.l2 >= 0 && opts.biasL2 >= 0)) throw new UsageError('--l2 and --bias-l2 must be numbers of at least 0');
   console.log(`model ${model.modelVersion}, threshold ${model.manifest.threshold.toFixed(3)}, correction ${JSON.stringify(opts)}`);
-  console.log('\n| site | labels | global F1 / FPR | corrected F1 / FPR (mean over orders) | orders where the correction lowered F1 | raised FPR |');
+  console.log(
+    '\n| site | labels | global F1 / FPR | corrected F1 / FPR (mean over orders) | orders where the correction lowered F1 | raised FPR |',
+  );
   console.log('|---|---:|---|---|---:|---:|');
   for (const file of values.site) {
     const first = site(file, 1);
@@ -72,7 +74,12 @@ function uuidOf(s: string): string {
 }
 
 async function labels(argv: string[]): Promise<void> {
-  const { values } = parseFlags(argv, { model: { type: 'string' }, video: { type: 'string' }, out: { type: 'string' }, labelled: { type: 'string', default: '100' } });
+  const { values } = parseFlags(argv, {
+    model: { type: 'string' },
+    video: { type: 'string' },
+    out: { type: 'string' },
+    labelled: { type: 'string', default: '100' },
+  });
   if (!values.model || !values.video || !values.out) throw new UsageError('labels needs --model, --video and --out');
   const model = await loadModelFolder(values.model);
   const s = videoSite(values.video);
@@ -97,7 +104,10 @@ async function labels(argv: string[]): Promise<void> {
   mkdirSync(values.out, { recursive: true });
   const range = [...Array(n).keys()];
   const write = (name: string, accounts: ('A' | 'B')[], withAccount: boolean) =>
-    writeFileSync(path.join(values.out as string, name), `${accounts.flatMap((a) => range.map((i) => line(a, i, withAccount))).join('\n')}\n`);
+    writeFileSync(
+      path.join(values.out as string, name),
+      `${accounts.flatMap((a) => range.map((i) => line(a, i, withAccount))).join('\n')}\n`,
+    );
   write('old-ab.jsonl', ['A', 'B'], false);
   write('old-a.jsonl', ['A'], false);
   write('new-ab.jsonl', ['A', 'B'], true);
@@ -113,18 +123,19 @@ async function scenario(argv: string[]): Promise<void> {
     'new-ab': { type: 'string' },
     labelled: { type: 'string', default: '100' },
   });
-  if (!values.video || !values.base || !values['old-ab'] || !values['old-a'] || !values['new-ab']) throw new UsageError('scenario needs --video, --base, --old-ab, --old-a and --new-ab');
+  if (!values.video || !values.base || !values['old-ab'] || !values['old-a'] || !values['new-ab'])
+    throw new UsageError('scenario needs --video, --base, --old-ab, --old-a and --new-ab');
   const s = videoSite(values.video);
   const n = wholeNumber(values.labelled, '--labelled', 1, s.items.length - 1);
   const rest = s.items.slice(n);
   const figures = (m: LinearClassifier, accountId?: string) =>
-    binaryMetrics(rest.map((r) => ({ source: s.name, label: r.label === 'spam' ? 1 : 0, p: m.spamProbability(r.fields, accountId) })), m.manifest.threshold);
-  const [base, oldAb, oldA, newAb] = (await Promise.all([values.base, values['old-ab'], values['old-a'], values['new-ab']].map((d) => loadModelFolder(d as string)))) as [
-    LinearClassifier,
-    LinearClassifier,
-    LinearClassifier,
-    LinearClassifier,
-  ];
+    binaryMetrics(
+      rest.map((r) => ({ source: s.name, label: r.label === 'spam' ? 1 : 0, p: m.spamProbability(r.fields, accountId) })),
+      m.manifest.threshold,
+    );
+  const [base, oldAb, oldA, newAb] = (await Promise.all(
+    [values.base, values['old-ab'], values['old-a'], values['new-ab']].map((d) => loadModelFolder(d as string)),
+  )) as [LinearClassifier, LinearClassifier, LinearClassifier, LinearClassifier];
   // The corrections as training fits them today, over the global model of "now" (checked equal to "none" below).
   const extractor = new FeatureExtractor(base.manifest.featureSettings);
   const { a, b } = base.manifest.calibration;
@@ -139,15 +150,23 @@ async function scenario(argv: string[]): Promise<void> {
   );
   const now = new LinearClassifier(newAb.manifest, extractor, newAb.scorer, new AccountCorrections(file));
   const flagged = (m: LinearClassifier, accountId?: string) => rest.filter((r) => m.classify(r.fields, accountId).status === 'spam').length;
-  console.log(`${s.name}: ${n} labelled, the rest ${rest.length} (${rest.filter((r) => r.label === 'spam').length} spam); F1 / FPR on the rest`);
+  console.log(
+    `${s.name}: ${n} labelled, the rest ${rest.length} (${rest.filter((r) => r.label === 'spam').length} spam); F1 / FPR on the rest`,
+  );
   console.log('\n| labels | A (labels as they are) | B (all legitimate) | C (no labels) |');
   console.log('|---|---|---|---|');
   console.log(`| none | ${f1(figures(base))} | ${f1(figures(base))} | ${f1(figures(base))} |`);
   console.log(`| before: A alone, into the global model | ${f1(figures(oldA))} | ${f1(figures(oldA))} | ${f1(figures(oldA))} |`);
   console.log(`| before: A, then B, into the global model | ${f1(figures(oldAb))} | ${f1(figures(oldAb))} | ${f1(figures(oldAb))} |`);
-  console.log(`| now: A and B, each its own correction | ${f1(figures(now, 'A'))} | ${f1(figures(now, 'B'))} (flags ${flagged(now, 'B')} of ${rest.length}) | ${f1(figures(now, 'C'))} |`);
-  console.log(`\n(as trained by that run, with its settings ${JSON.stringify(newAb.manifest.accountCorrections)}: A ${f1(figures(newAb, 'A'))}, B ${f1(figures(newAb, 'B'))})`);
-  console.log(`\nglobal weights of "now" identical to "none": ${newAb.scorer.table.every((w, i) => w === base.scorer.table[i]) && newAb.scorer.bias === base.scorer.bias}`);
+  console.log(
+    `| now: A and B, each its own correction | ${f1(figures(now, 'A'))} | ${f1(figures(now, 'B'))} (flags ${flagged(now, 'B')} of ${rest.length}) | ${f1(figures(now, 'C'))} |`,
+  );
+  console.log(
+    `\n(as trained by that run, with its settings ${JSON.stringify(newAb.manifest.accountCorrections)}: A ${f1(figures(newAb, 'A'))}, B ${f1(figures(newAb, 'B'))})`,
+  );
+  console.log(
+    `\nglobal weights of "now" identical to "none": ${newAb.scorer.table.every((w, i) => w === base.scorer.table[i]) && newAb.scorer.bias === base.scorer.bias}`,
+  );
 }
 
 async function run(argv: string[]): Promise<void> {

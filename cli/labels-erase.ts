@@ -44,15 +44,20 @@ async function run(argv: string[]): Promise<void> {
   });
   const submissionIds = values.submission ?? [];
   const formIds = values.form ?? [];
-  if (values.account === undefined && submissionIds.length === 0 && formIds.length === 0) throw new UsageError('Say what to erase: --account, --submission or --form.');
+  if (values.account === undefined && submissionIds.length === 0 && formIds.length === 0)
+    throw new UsageError('Say what to erase: --account, --submission or --form.');
   if (values.account !== undefined && values.account.trim() === '') throw new UsageError('--account needs an account id.');
-  for (const id of submissionIds) if (!labelRecordSchema.shape.submissionId.safeParse(id).success) throw new UsageError(`--submission takes a submissionId (a UUID), got ${clean(id)}`);
+  for (const id of submissionIds)
+    if (!labelRecordSchema.shape.submissionId.safeParse(id).success)
+      throw new UsageError(`--submission takes a submissionId (a UUID), got ${clean(id)}`);
   for (const id of formIds) if (id.trim() === '') throw new UsageError('--form needs a form id.');
 
   const req: Request = { account: values.account, submissionIds, formIds, dir: path.resolve(values.dir), dryRun: values['dry-run'] };
   const selector: EraseSelector = { accountId: req.account, submissionIds, formIds };
   const withStore = !req.dryRun && !values['files-only'];
-  const opened = withStore ? await openStore({ withoutRedis: 'labels:erase erases the store too: set it, or give --files-only to erase the files alone.' }) : undefined;
+  const opened = withStore
+    ? await openStore({ withoutRedis: 'labels:erase erases the store too: set it, or give --files-only to erase the files alone.' })
+    : undefined;
   redis = opened?.redis;
   const result = await eraseLabels(req.dir, selector, { dryRun: req.dryRun, ...(opened === undefined ? {} : { store: opened.store }) });
   for (const line of report(req, result, opened?.where)) console.log(line);
@@ -68,7 +73,9 @@ function report(req: Request, r: EraseResult, where: string | undefined): string
   if (r.labels + r.withdrawals === 0) out.push(`No label lines of ${chosen(req)} in ${dir}.`);
   else {
     const gone = dryRun ? 'would be deleted' : 'deleted';
-    const files = r.files.filter((f) => f.removed > 0).map((f) => `${f.name} (${f.removed} line(s)${f.deleted ? `; nothing left, file ${gone}` : ''})`);
+    const files = r.files
+      .filter((f) => f.removed > 0)
+      .map((f) => `${f.name} (${f.removed} line(s)${f.deleted ? `; nothing left, file ${gone}` : ''})`);
     out.push(
       `${dryRun ? 'Would erase' : 'Erased'} ${r.labels} label line(s) and ${r.withdrawals} withdrawal line(s) of ${r.submissions} submission(s) from ${dir}: ${files.join(', ')}.`,
     );
@@ -87,7 +94,10 @@ function report(req: Request, r: EraseResult, where: string | undefined): string
         `Form ids are unique across the tenants file: if one of these forms is (or was) ${clean(req.account ?? '')}'s, erase its lines with --form <formId>.`,
     );
   }
-  if (r.other.length > 0) out.push(`${r.other.length} line(s) are not label lines and were left as they are; check them by hand: ${r.other.slice(0, 10).join(', ')}${r.other.length > 10 ? ', …' : ''}`);
+  if (r.other.length > 0)
+    out.push(
+      `${r.other.length} line(s) are not label lines and were left as they are; check them by hand: ${r.other.slice(0, 10).join(', ')}${r.other.length > 10 ? ', …' : ''}`,
+    );
   return out;
 }
 
@@ -95,13 +105,16 @@ function storeReport(req: Request, s: NonNullable<EraseResult['store']>, where: 
   const out: string[] = [];
   if (s.account !== undefined) {
     const a = s.account;
-    out.push(`Erased account ${clean(req.account ?? '')} from ${where}: ${a.items} item(s), ${a.labels} label(s), ${a.keys} key(s) in all.`);
+    out.push(
+      `Erased account ${clean(req.account ?? '')} from ${where}: ${a.items} item(s), ${a.labels} label(s), ${a.keys} key(s) in all.`,
+    );
   }
   for (const id of req.submissionIds) {
     const found = s.submissions.filter((e) => e.submissionId === id);
     if (found.length === 0) out.push(`Submission ${id}: not in ${where} (never queued, past retention, or erased before).`);
     for (const e of found) {
-      const what = [e.item ? 'item' : '', e.label ? 'label' : '', e.lookup ? 'look-up verdict' : ''].filter(Boolean).join(', ') || 'index entries';
+      const what =
+        [e.item ? 'item' : '', e.label ? 'label' : '', e.lookup ? 'look-up verdict' : ''].filter(Boolean).join(', ') || 'index entries';
       out.push(`Submission ${id}: erased from ${where} (account ${clean(e.accountId)}: ${what}).`);
     }
   }

@@ -22,7 +22,10 @@ async function run(argv: string[]): Promise<void> {
   const result = await exportLabels(store.exports, dir);
   if (result.written === 0 && result.withdrawn === 0) console.log(`No new labels in ${where} (${dir}).`);
   else {
-    const what = [`${result.written} label(s)`, ...(result.withdrawn > 0 ? [`${result.withdrawn} withdrawal(s) of labels undone since their export`] : [])].join(' and ');
+    const what = [
+      `${result.written} label(s)`,
+      ...(result.withdrawn > 0 ? [`${result.withdrawn} withdrawal(s) of labels undone since their export`] : []),
+    ].join(' and ');
     console.log(`Exported ${what} from ${where} to ${result.files.map((f) => path.join(dir, f)).join(', ')}`);
   }
 }

@@ -4,7 +4,14 @@ import path from 'node:path';
 import { ModelLoadError } from '../core/classifier/errors.ts';
 import type { LinearClassifier } from '../core/classifier/linear-classifier.ts';
 import { listModelVersions, loadModelFolder, loadServable, readManifest } from '../core/classifier/load.ts';
-import { chooseServing, readServingRecord, ServingRecordError, servingFile, writeServingRecord, type ServingRecord } from '../core/classifier/serving-record.ts';
+import {
+  chooseServing,
+  readServingRecord,
+  ServingRecordError,
+  servingFile,
+  writeServingRecord,
+  type ServingRecord,
+} from '../core/classifier/serving-record.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { CommandError, parseFlags, UsageError } from '../core/cli/usage.ts';
 import { DataError, latestLabels, loadDataDir, readLabelledFile } from '../training/data/loaders.ts';
@@ -52,7 +59,8 @@ function split(argv: string[]): { positionals: string[]; flags: string[] } {
 }
 
 function exactly(command: string, positionals: string[], names: string[]): string[] {
-  if (positionals.length !== names.length) throw new UsageError(`${command} takes ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'}`);
+  if (positionals.length !== names.length)
+    throw new UsageError(`${command} takes ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'}`);
   return positionals;
 }
 
@@ -60,7 +68,8 @@ async function readRecord(dir: string): Promise<ServingRecord | undefined> {
   try {
     return await readServingRecord(dir);
   } catch (e) {
-    if (e instanceof ServingRecordError) throw new RefusedError(`${e.message}; fix or delete ${servingFile(dir)} first (without it the newest version serves)`);
+    if (e instanceof ServingRecordError)
+      throw new RefusedError(`${e.message}; fix or delete ${servingFile(dir)} first (without it the newest version serves)`);
     throw e;
   }
 }
@@ -83,14 +92,20 @@ async function list(): Promise<void> {
   if (versions.length === 0) throw new RefusedError(`no model versions in ${dir} (run \`npm run train\`)`);
   const record = await readRecord(dir);
   const serving = chooseServing(record, versions);
-  console.log(`${dir}: ${record === undefined ? 'no serving record, the newest version serves' : `serving record changed ${record.changedAt} by ${record.changedBy}`}`);
+  console.log(
+    `${dir}: ${record === undefined ? 'no serving record, the newest version serves' : `serving record changed ${record.changedAt} by ${record.changedBy}`}`,
+  );
   console.log('version                created               features         test F1   test FPR   role');
   for (const v of [...versions].reverse()) {
-    const roles = [v === serving.active ? 'active' : '', v === serving.previous ? 'previous' : '', v === serving.shadow ? 'shadow' : ''].filter(Boolean).join(', ');
+    const roles = [v === serving.active ? 'active' : '', v === serving.previous ? 'previous' : '', v === serving.shadow ? 'shadow' : '']
+      .filter(Boolean)
+      .join(', ');
     try {
       const m = await readManifest(path.join(dir, v));
       const t = m.metrics.test.overall;
-      console.log(`${v.padEnd(22)} ${m.created.slice(0, 19).padEnd(21)} ${m.featureVersion.padEnd(16)} ${t.f1.toFixed(3).padStart(7)}   ${`${(100 * t.fpr).toFixed(2)}%`.padStart(8)}   ${roles}`);
+      console.log(
+        `${v.padEnd(22)} ${m.created.slice(0, 19).padEnd(21)} ${m.featureVersion.padEnd(16)} ${t.f1.toFixed(3).padStart(7)}   ${`${(100 * t.fpr).toFixed(2)}%`.padStart(8)}   ${roles}`,
+      );
     } catch (e) {
       console.log(`${v.padEnd(22)} unreadable: ${(e as Error).message}   ${roles}`);
     }
@@ -101,7 +116,9 @@ async function list(): Promise<void> {
 async function modelArg(dir: string, arg: string): Promise<LinearClassifier> {
   const folder = existsSync(path.join(dir, arg, 'manifest.json')) ? path.join(dir, arg) : path.resolve(arg);
   if (!existsSync(path.join(folder, 'manifest.json'))) {
-    throw new RefusedError(`no model ${arg}: neither a version in ${dir} (have: ${(await listModelVersions(dir).catch(() => [])).join(', ') || 'none'}) nor a model folder`);
+    throw new RefusedError(
+      `no model ${arg}: neither a version in ${dir} (have: ${(await listModelVersions(dir).catch(() => [])).join(', ') || 'none'}) nor a model folder`,
+    );
   }
   try {
     return await loadModelFolder(folder);
@@ -114,7 +131,11 @@ async function modelArg(dir: string, arg: string): Promise<LinearClassifier> {
 async function compare(argv: string[]): Promise<void> {
   const { positionals, flags } = split(argv);
   const [a, b] = exactly('compare', positionals, ['a', 'b']) as [string, string];
-  const { values } = parseFlags(flags, { data: { type: 'string', multiple: true }, 'data-dir': { type: 'string', default: 'data' }, seed: { type: 'string' } });
+  const { values } = parseFlags(flags, {
+    data: { type: 'string', multiple: true },
+    'data-dir': { type: 'string', default: 'data' },
+    seed: { type: 'string' },
+  });
   const dir = modelsDir();
   const [current, candidate] = await Promise.all([modelArg(dir, a), modelArg(dir, b)]);
   let records: LabelledRecord[];
@@ -149,7 +170,9 @@ async function promote(argv: string[]): Promise<void> {
   const previous = serving.active === version ? null : serving.active;
   const shadow = serving.shadow === version ? null : serving.shadow;
   await writeServingRecord(dir, { active: version, previous, shadow, changedAt: new Date().toISOString(), changedBy: changedBy() });
-  console.log(`promoted ${version}${previous ? ` (previous: ${previous}; \`npm run models -- rollback\` undoes this)` : ''}; running services switch within 5 s`);
+  console.log(
+    `promoted ${version}${previous ? ` (previous: ${previous}; \`npm run models -- rollback\` undoes this)` : ''}; running services switch within 5 s`,
+  );
 }
 
 async function rollback(argv: string[]): Promise<void> {
@@ -158,9 +181,16 @@ async function rollback(argv: string[]): Promise<void> {
   parseFlags(flags, {});
   const dir = modelsDir();
   const record = await readRecord(dir);
-  if (record === undefined || record.previous === null) throw new RefusedError('nothing to roll back to: no version was promoted over another (see `npm run models -- list`)');
+  if (record === undefined || record.previous === null)
+    throw new RefusedError('nothing to roll back to: no version was promoted over another (see `npm run models -- list`)');
   await servable(dir, record.previous);
-  await writeServingRecord(dir, { active: record.previous, previous: record.active, shadow: record.shadow === record.previous ? null : record.shadow, changedAt: new Date().toISOString(), changedBy: changedBy() });
+  await writeServingRecord(dir, {
+    active: record.previous,
+    previous: record.active,
+    shadow: record.shadow === record.previous ? null : record.shadow,
+    changedAt: new Date().toISOString(),
+    changedBy: changedBy(),
+  });
   console.log(`rolled back: ${record.previous} is active again (${record.active} is previous); running services switch within 5 s`);
 }
 
@@ -186,7 +216,9 @@ async function shadow(argv: string[]): Promise<void> {
   if (version === serving.shadow) throw new RefusedError(`${version} is already the shadow`);
   await servable(dir, version);
   await writeServingRecord(dir, { ...base, shadow: version });
-  console.log(`shadowing ${version} beside ${serving.active}: a sample of verified submissions (SHADOW_SAMPLE_RATE) is also scored by it, after each answer`);
+  console.log(
+    `shadowing ${version} beside ${serving.active}: a sample of verified submissions (SHADOW_SAMPLE_RATE) is also scored by it, after each answer`,
+  );
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -205,10 +237,21 @@ async function run(argv: string[]): Promise<void> {
     case 'shadow':
       return shadow(rest);
     case 'shadow-report': {
-      const { values } = parseFlags(rest, { account: { type: 'string' }, labels: { type: 'string', default: path.join('data', 'labels') } });
+      const { values } = parseFlags(rest, {
+        account: { type: 'string' },
+        labels: { type: 'string', default: path.join('data', 'labels') },
+      });
       const redisUrl = process.env.REDIS_URL?.trim();
-      if (!redisUrl) throw new RefusedError('shadow-report reads the counts the service keeps in Redis: set REDIS_URL as the service has it (without Redis, each instance counts in /metrics)');
-      const report = await shadowReport({ redisUrl, prefix: process.env.SHADOW_PREFIX?.trim() || undefined, account: values.account, labelsDir: path.resolve(values.labels) }).catch((e: unknown) => {
+      if (!redisUrl)
+        throw new RefusedError(
+          'shadow-report reads the counts the service keeps in Redis: set REDIS_URL as the service has it (without Redis, each instance counts in /metrics)',
+        );
+      const report = await shadowReport({
+        redisUrl,
+        prefix: process.env.SHADOW_PREFIX?.trim() || undefined,
+        account: values.account,
+        labelsDir: path.resolve(values.labels),
+      }).catch((e: unknown) => {
         // The URL is not repeated: it may carry a password.
         if (e instanceof DataError) throw e;
         throw new RefusedError(`cannot read the shadow counts from Redis (REDIS_URL): ${(e as Error).message}`);

@@ -56,7 +56,10 @@ function quantile(sorted: readonly number[], q: number): number {
 
 function load(files: readonly string[]): LabelledRecord[] {
   const loaded = files.map((file) => readLabelledFile(path.resolve(file)));
-  return latestLabels(loaded.flatMap((l) => l.records), loaded.flatMap((l) => l.withdrawals));
+  return latestLabels(
+    loaded.flatMap((l) => l.records),
+    loaded.flatMap((l) => l.withdrawals),
+  );
 }
 
 async function run(argv: string[]): Promise<void> {
@@ -117,11 +120,15 @@ async function run(argv: string[]): Promise<void> {
   all.sort((p, q) => p - q);
   top.sort((p, q) => p - q);
   const fmt = (v: number) => v.toFixed(2);
-  console.log(`model ${model.modelVersion}; ${records.length} records; compared with ${others.map((o) => o.modelVersion).join(', ') || 'no other model'}\n`);
+  console.log(
+    `model ${model.modelVersion}; ${records.length} records; compared with ${others.map((o) => o.modelVersion).join(', ') || 'no other model'}\n`,
+  );
   console.log('Contributions (log-odds) of nameable groups pushing towards the verdict, quantiles 10/25/50/75/90%:');
   console.log(`  every such group: ${[0.1, 0.25, 0.5, 0.75, 0.9].map((q) => fmt(quantile(all, q))).join(' / ')} (n=${all.length})`);
   console.log(`  the strongest per verdict: ${[0.1, 0.25, 0.5, 0.75, 0.9].map((q) => fmt(quantile(top, q))).join(' / ')}\n`);
-  console.log('| cut-off (log-odds) | probability at the threshold | verdicts with a named reason | named per verdict | still material in the other models |');
+  console.log(
+    '| cut-off (log-odds) | probability at the threshold | verdicts with a named reason | named per verdict | still material in the other models |',
+  );
   console.log('|---:|---|---:|---:|---:|');
   const t = model.manifest.threshold;
   const z = Math.log(t / (1 - t));
@@ -130,7 +137,9 @@ async function run(argv: string[]): Promise<void> {
     const k = kept[i] as (typeof kept)[number];
     const moved = `${fmt(prob(z - cut))}-${fmt(prob(z + cut))}`;
     const stable = k.compared ? `${((100 * k.stable) / k.compared).toFixed(1)}%` : 'n/a';
-    console.log(`| ${cut} | ${moved} | ${((100 * k.verdicts) / records.length).toFixed(1)}% | ${(k.named / records.length).toFixed(2)} | ${stable} |`);
+    console.log(
+      `| ${cut} | ${moved} | ${((100 * k.verdicts) / records.length).toFixed(1)}% | ${(k.named / records.length).toFixed(2)} | ${stable} |`,
+    );
   });
 
   if (others.length) {

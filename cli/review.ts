@@ -7,7 +7,6 @@ import { openStore } from '../service/review/open-store.ts';
 import { labelSchema } from '../core/labels/records.ts';
 import type { ReviewJob } from '../service/review/intake/job-schema.ts';
 
-
 const USAGE = `Usage:
   npm run review -- list  --account <id> [--form <id>] [--status spam|legitimate] [--limit 20] [--offset 0] [--json]
   npm run review -- show  --account <id> <submissionId> [--json]
@@ -44,7 +43,9 @@ function fail(message: string): never {
 
 function oneLine(job: ReviewJob): string {
   const first = Object.values(job.fields).find((v) => typeof v === 'string' && v.trim() !== '');
-  const preview = clean(String(first ?? '')).replace(/\s+/g, ' ').slice(0, 60);
+  const preview = clean(String(first ?? ''))
+    .replace(/\s+/g, ' ')
+    .slice(0, 60);
   const pct = `${Math.round(job.verdict.confidence * 100)}%`.padStart(4);
   return `${job.submissionId}  ${job.receivedAt}  ${job.verdict.status.padEnd(10)} ${pct}  ${clean(job.formId).padEnd(14)} ${preview}`;
 }
@@ -65,7 +66,8 @@ async function run(argv: string[]): Promise<void> {
   const { store, where } = opened;
   switch (command) {
     case 'list': {
-      const status = values.status === undefined ? undefined : labelSchema.safeParse(values.status).data ?? fail('--status is spam or legitimate');
+      const status =
+        values.status === undefined ? undefined : (labelSchema.safeParse(values.status).data ?? fail('--status is spam or legitimate'));
       const filter = { formId: values.form, status };
       const items = await store.items.listPending(account, filter, offset, limit);
       const counts = await store.items.counts(account, filter);
@@ -83,8 +85,12 @@ async function run(argv: string[]): Promise<void> {
       if (values.json) console.log(JSON.stringify(entry, null, 2));
       else {
         const { item, label } = entry;
-        console.log(`submission ${item.submissionId}\nform       ${clean(item.formId)}\nreceived   ${item.receivedAt}\norigin     ${clean(item.origin ?? '(none)')}`);
-        console.log(`verdict    ${item.verdict.status} (${Math.round(item.verdict.confidence * 100)}%), model ${clean(item.verdict.modelVersion)}`);
+        console.log(
+          `submission ${item.submissionId}\nform       ${clean(item.formId)}\nreceived   ${item.receivedAt}\norigin     ${clean(item.origin ?? '(none)')}`,
+        );
+        console.log(
+          `verdict    ${item.verdict.status} (${Math.round(item.verdict.confidence * 100)}%), model ${clean(item.verdict.modelVersion)}`,
+        );
         console.log(`reasoning  ${clean(item.verdict.reasoning)}`);
         if (!entry.queued) {
           console.log('label      not queued for review (a confident verdict, not sampled): only the verdict is kept');
@@ -94,7 +100,9 @@ async function run(argv: string[]): Promise<void> {
         console.log(`fields${item.truncated ? ' (some cut to the size limit)' : ''}:`);
         const cut = new Set(item.cutFields ?? []);
         for (const [name, value] of Object.entries(item.fields)) {
-          console.log(`  ${clean(name)}${cut.has(name) ? ' (cut)' : ''}: ${clean(typeof value === 'string' ? value : JSON.stringify(value))}`);
+          console.log(
+            `  ${clean(name)}${cut.has(name) ? ' (cut)' : ''}: ${clean(typeof value === 'string' ? value : JSON.stringify(value))}`,
+          );
         }
       }
       break;
@@ -110,12 +118,18 @@ async function run(argv: string[]): Promise<void> {
     case 'undo': {
       const r = await store.labels.undo(account, values.moderator);
       if (r.kind === 'nothing') console.log('Nothing to undo.');
-      else if (r.kind === 'relabelled') console.log(`Not undone: ${clean(r.by)} relabelled ${r.submissionId} since. Run undo again for your label before it.`);
-      else if (r.kind === 'undone-bulk') console.log(`Undid your bulk label of ${r.undone} item(s)${r.relabelled > 0 ? `; ${r.relabelled} relabelled since were left as they are` : ''}.`);
+      else if (r.kind === 'relabelled')
+        console.log(`Not undone: ${clean(r.by)} relabelled ${r.submissionId} since. Run undo again for your label before it.`);
+      else if (r.kind === 'undone-bulk')
+        console.log(
+          `Undid your bulk label of ${r.undone} item(s)${r.relabelled > 0 ? `; ${r.relabelled} relabelled since were left as they are` : ''}.`,
+        );
       else {
         // Undoing a relabel brings the earlier label back; undoing a first label makes the item pending again.
         const now = (await store.items.get(account, r.submissionId))?.label;
-        console.log(`Undid your label of ${r.submissionId}; ${now === undefined ? 'it is pending again' : `it is back to ${now.label} by ${clean(now.moderatorId)}`}.`);
+        console.log(
+          `Undid your label of ${r.submissionId}; ${now === undefined ? 'it is pending again' : `it is back to ${now.label} by ${clean(now.moderatorId)}`}.`,
+        );
       }
       break;
     }

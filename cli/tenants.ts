@@ -2,7 +2,17 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../core/cli/run.ts';
 import { parseFlags, UsageError } from '../core/cli/usage.ts';
-import { addAccount, addForm, addModerator, EditError, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from '../service/tenants/edit.ts';
+import {
+  addAccount,
+  addForm,
+  addModerator,
+  EditError,
+  issueKey,
+  removeForm,
+  removeModerator,
+  revokeKey,
+  setReferrers,
+} from '../service/tenants/edit.ts';
 import { parseTenants } from '../service/tenants/load.ts';
 import type { TenantsFile } from '../service/tenants/schema.ts';
 import { writeTenants } from '../service/tenants/write.ts';
@@ -40,7 +50,10 @@ async function readTenants(file: string, create: boolean): Promise<TenantsFile> 
 function list(data: TenantsFile): string {
   const lines: string[] = [];
   for (const a of data.accounts) {
-    const rl = a.rateLimit === undefined ? 'default rate limit' : `${a.rateLimit.max}/${a.rateLimit.windowSeconds}s ${a.rateLimit.algorithm ?? 'sliding'}`;
+    const rl =
+      a.rateLimit === undefined
+        ? 'default rate limit'
+        : `${a.rateLimit.max}/${a.rateLimit.windowSeconds}s ${a.rateLimit.algorithm ?? 'sliding'}`;
     lines.push(`${a.id}  (${rl})`);
     lines.push(`  keys: ${a.apiKeys.map((k) => k.id).join(', ') || '(none)'}`);
     if (a.moderators !== undefined) lines.push(`  moderators: ${a.moderators.map((m) => m.id).join(', ') || '(none)'}`);
@@ -121,7 +134,11 @@ async function run(argv: string[]): Promise<void> {
       const rateLimit =
         values.max === undefined && values.window === undefined && values.algorithm === undefined
           ? undefined
-          : { max: wholeNumber(values.max, '--max', 600), windowSeconds: wholeNumber(values.window, '--window', 60), ...algorithm(values.algorithm) };
+          : {
+              max: wholeNumber(values.max, '--max', 600),
+              windowSeconds: wholeNumber(values.window, '--window', 60),
+              ...algorithm(values.algorithm),
+            };
       await writeTenants(file, addAccount(data, accountId, rateLimit));
       console.log(`added account ${accountId}`);
       return;
@@ -129,7 +146,9 @@ async function run(argv: string[]): Promise<void> {
     case 'add-form': {
       const referrers = values.referrer ?? [];
       await writeTenants(file, addForm(data, need(args[0], '<accountId>'), need(args[1], '<formId>'), referrers));
-      console.log(`added form ${args[1]}${referrers.length === 0 ? ' (no referrer allowed yet: every request will be blocked; set-referrers adds some)' : ''}`);
+      console.log(
+        `added form ${args[1]}${referrers.length === 0 ? ' (no referrer allowed yet: every request will be blocked; set-referrers adds some)' : ''}`,
+      );
       return;
     }
     case 'set-referrers': {
@@ -149,7 +168,9 @@ async function run(argv: string[]): Promise<void> {
     case 'issue-key': {
       const issued = issueKey(data, need(args[0], '<accountId>'), values.id);
       await writeTenants(file, issued.file);
-      console.log(`key id: ${issued.keyId}\nkey:    ${issued.key}\n\nStore it now: it is shown only this once (the file keeps its SHA-256 only).`);
+      console.log(
+        `key id: ${issued.keyId}\nkey:    ${issued.key}\n\nStore it now: it is shown only this once (the file keeps its SHA-256 only).`,
+      );
       return;
     }
     case 'revoke-key':

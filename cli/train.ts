@@ -101,7 +101,9 @@ async function run(argv: string[]): Promise<void> {
   console.log('test split        F1      FPR     ROC-AUC   (baseline F1 / FPR)');
   for (const [name, m] of [['all', t.overall], ...Object.entries(t.bySource)] as const) {
     const bm = name === 'all' ? b.overall : b.bySource[name];
-    console.log(`  ${name.padEnd(14)}  ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}    (${bm?.f1.toFixed(3)} / ${bm ? (100 * bm.fpr).toFixed(2) : '?'}%)`);
+    console.log(
+      `  ${name.padEnd(14)}  ${m.f1.toFixed(3)}   ${(100 * m.fpr).toFixed(2)}%   ${m.rocAuc?.toFixed(4) ?? 'n/a'}    (${bm?.f1.toFixed(3)} / ${bm ? (100 * bm.fpr).toFixed(2) : '?'}%)`,
+    );
   }
   // Training never changes what serves: it ends with how the candidate compares with what does.
   for (const line of await comparisonWithActive(options.outDir, result)) console.log(line);

@@ -26,7 +26,9 @@ export async function buildAdminServer(metrics: MetricsSource, document: unknown
     // A scrape every few seconds is not worth a log line.
     logController: new LogController({ disableRequestLogging: true }),
   });
-  admin.setNotFoundHandler((request, reply) => reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)));
+  admin.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)),
+  );
   await admin.register(metricsRoute, { registry: metrics });
   // Fastify's OpenAPI 3 document (openApi in plugins/docs.ts sets openapi: '3.0.3').
   await admin.register(docsUi, { document: document as StaticDocumentSpec['document'] });

@@ -102,7 +102,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node swaps the two when headersTimeout (60 s) is larger, which would leave a stalled body 60 s; and it checks
     // them only every connectionsCheckingInterval (30 s by default), so a short timeout would fire late.
     ...(requestTimeout > 0
-      ? { http: { headersTimeout: Math.min(60_000, requestTimeout), connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 2))) } }
+      ? {
+          http: {
+            headersTimeout: Math.min(60_000, requestTimeout),
+            connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(requestTimeout / 2))),
+          },
+        }
       : {}),
     // Malformed HTTP and timeouts, which never become requests, and URLs the router cannot decode: spec bodies too.
     clientErrorHandler: createClientErrorHandler(),
@@ -117,10 +122,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
   });
 
-  if ((deps.classifier === undefined) === (deps.serving === undefined)) throw new TypeError('buildApp needs a classifier or a serving follower, not both');
+  if ((deps.classifier === undefined) === (deps.serving === undefined))
+    throw new TypeError('buildApp needs a classifier or a serving follower, not both');
   const model = deps.serving?.slot ?? new ModelSlot(deps.classifier as Classifier | Promise<Classifier>);
   const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter();
-  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE, Date.now, () => keySetEpoch(deps.tenants.current));
+  const keyGuard = new KeyGuard(rateLimiter, deps.keyFailureRule ?? DEFAULT_KEY_FAILURE_RULE, Date.now, () =>
+    keySetEpoch(deps.tenants.current),
+  );
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
 
   // JSON only: the spec's one content type, in UTF-8; anything else is a 415, not a 400.
@@ -128,7 +136,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   useJsonBodyParser(app);
   app.decorateRequest('audit', null);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request, reply) => reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(plainErrorBody(`Route ${request.method} ${request.url.split('?')[0]?.slice(0, 200)} not found`)),
+  );
 
   await app.register(drain);
   await app.register(metrics, { registry: deps.metricsRegistry, collectDefault: deps.collectDefaultMetrics ?? false });
@@ -142,7 +152,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       model,
       reviewSink: deps.reviewSink,
       traffic: deps.reviewTraffic,
-      shadow: { sampleRate: deps.shadowSampleRate ?? DEFAULT_SHADOW_SAMPLE_RATE, metrics: shadowMetrics(app.metrics.registry), sink: deps.shadowSink },
+      shadow: {
+        sampleRate: deps.shadowSampleRate ?? DEFAULT_SHADOW_SAMPLE_RATE,
+        metrics: shadowMetrics(app.metrics.registry),
+        sink: deps.shadowSink,
+      },
       log: app.log,
     },
     maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
@@ -156,7 +170,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const showModels = () => {
     app.metrics.model.reset();
-    for (const [role, c] of [['active', model.classifier], ['shadow', model.shadow]] as const) {
+    for (const [role, c] of [
+      ['active', model.classifier],
+      ['shadow', model.shadow],
+    ] as const) {
       if (c !== undefined) app.metrics.model.set({ version: c.modelVersion, feature_version: c.featureVersion, role }, 1);
     }
   };

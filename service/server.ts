@@ -34,7 +34,8 @@ async function main(env: Env): Promise<void> {
   const log = workerSlot === undefined ? rootLog : rootLog.child({ worker: workerSlot, pid: process.pid });
 
   const choice = chooseTenantsFile(env);
-  if (choice.example) log.warn({ tenantsFile: choice.file }, 'TENANTS_FILE is not set: using the example tenants file with its public demo key');
+  if (choice.example)
+    log.warn({ tenantsFile: choice.file }, 'TENANTS_FILE is not set: using the example tenants file with its public demo key');
   const tenants = await TenantsStore.open(choice.file, log);
   tenants.watch();
 
@@ -45,7 +46,10 @@ async function main(env: Env): Promise<void> {
   classifier.catch(() => undefined);
 
   // ioredis and BullMQ load only with Redis configured: the embedded mode starts without them (~0.4 s less to ready).
-  const target = env.REDIS_URL === undefined && env.REDIS_CLUSTER_NODES === undefined ? undefined : (await import('./config/redis-target.ts')).redisTarget(env);
+  const target =
+    env.REDIS_URL === undefined && env.REDIS_CLUSTER_NODES === undefined
+      ? undefined
+      : (await import('./config/redis-target.ts')).redisTarget(env);
   let redis: RedisClient | undefined;
   if (target?.kind === 'server') {
     const { createRedis, firstConnection } = await import('./config/redis.ts');
@@ -66,7 +70,11 @@ async function main(env: Env): Promise<void> {
     log.info({ redis: describeRedis(target) }, 'using a Redis Cluster');
   }
   const metricsRegistry = new Registry();
-  const breakerOpen = new Gauge({ name: 'formguard_redis_breaker_open', help: 'Whether calls to Redis go straight to their fallback (1) after a run of slow or failed ones', registers: [metricsRegistry] });
+  const breakerOpen = new Gauge({
+    name: 'formguard_redis_breaker_open',
+    help: 'Whether calls to Redis go straight to their fallback (1) after a run of slow or failed ones',
+    registers: [metricsRegistry],
+  });
   // One breaker for the one Redis server: the rate limit, the failed-key guard and the review queue add.
   const breaker =
     redis === undefined
@@ -78,7 +86,11 @@ async function main(env: Env): Promise<void> {
           probe: () => (redis as RedisClient).ping(),
           onChange: (state, reason) => {
             breakerOpen.set(state === 'open' ? 1 : 0);
-            if (state === 'open') log.warn({ reason }, 'redis: circuit open; rate limits count in memory and review items go to the spool until Redis answers a probe');
+            if (state === 'open')
+              log.warn(
+                { reason },
+                'redis: circuit open; rate limits count in memory and review items go to the spool until Redis answers a probe',
+              );
             else log.info({ reason }, 'redis: circuit closed; Redis answers again');
           },
         });
@@ -111,7 +123,10 @@ async function main(env: Env): Promise<void> {
     target === undefined
       ? undefined
       : (await import('./review/setup.ts')).startReview({
-          env: target.kind === 'server' ? { ...reviewEnv, REDIS_URL: target.url, REDIS_CLUSTER_NODES: undefined } : { ...reviewEnv, REDIS_URL: undefined, REDIS_CLUSTER_NODES: target.nodes },
+          env:
+            target.kind === 'server'
+              ? { ...reviewEnv, REDIS_URL: target.url, REDIS_CLUSTER_NODES: undefined }
+              : { ...reviewEnv, REDIS_URL: undefined, REDIS_CLUSTER_NODES: target.nodes },
           log,
           moderators: tenants,
           registry: metricsRegistry,
@@ -142,7 +157,8 @@ async function main(env: Env): Promise<void> {
   });
 
   // A worker's /metrics and /docs are the primary's admin server (service/workers.ts), over every worker's metrics.
-  const admin = env.ADMIN_PORT === 'off' || workerSlot !== undefined ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
+  const admin =
+    env.ADMIN_PORT === 'off' || workerSlot !== undefined ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
 
   let closing = false;
   const closer = closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
@@ -176,7 +192,11 @@ async function main(env: Env): Promise<void> {
     (c) => {
       log.info({ modelVersion: c.modelVersion, featureVersion: c.featureVersion }, 'model loaded; ready');
       // Exports from before digests still load (they served before); that they cannot be checked is said once.
-      if (c instanceof LinearClassifier && c.manifest.modelFiles === undefined) log.warn({ modelVersion: c.modelVersion }, 'model files carry no digests (an export from before they were recorded): a corrupted file would go unnoticed; retrain to add them');
+      if (c instanceof LinearClassifier && c.manifest.modelFiles === undefined)
+        log.warn(
+          { modelVersion: c.modelVersion },
+          'model files carry no digests (an export from before they were recorded): a corrupted file would go unnoticed; retrain to add them',
+        );
     },
     async (err: unknown) => {
       log.fatal({ err }, 'model failed to load; stopping');
@@ -225,7 +245,9 @@ async function listenAdmin(admin: FastifyInstance, port: number, host: string): 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
-    throw new ConfigError(`ADMIN_PORT: cannot listen on ${host}:${port} for /metrics and /docs (${code}); set ADMIN_PORT to a free port, or to off`);
+    throw new ConfigError(
+      `ADMIN_PORT: cannot listen on ${host}:${port} for /metrics and /docs (${code}); set ADMIN_PORT to a free port, or to off`,
+    );
   }
 }
 

@@ -57,7 +57,15 @@ interface Slot {
  */
 export function runPrimary(opts: PrimaryOptions): void {
   const { log } = opts;
-  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({ index: i + 1, worker: undefined, reporting: false, listening: false, startedAt: 0, failures: 0, timer: undefined }));
+  const slots: Slot[] = Array.from({ length: opts.workers }, (_, i) => ({
+    index: i + 1,
+    worker: undefined,
+    reporting: false,
+    listening: false,
+    startedAt: 0,
+    failures: 0,
+    timer: undefined,
+  }));
   // Summed over the workers that answer; a worker still starting is left out instead of failing the scrape.
   const metrics = workersMetrics(() => slots.filter((s) => s.reporting && s.worker !== undefined).map((s) => s.worker as Worker));
   let admin: AdminServer | undefined;
@@ -113,11 +121,16 @@ export function runPrimary(opts: PrimaryOptions): void {
     log.info({ signal, workers: opts.workers }, 'shutting down: the workers finish their in-flight requests');
     stopping = (async () => {
       for (const slot of slots) clearTimeout(slot.timer);
-      const alive = slots.filter((s) => s.worker !== undefined && s.worker.process.exitCode === null && s.worker.process.signalCode === null);
+      const alive = slots.filter(
+        (s) => s.worker !== undefined && s.worker.process.exitCode === null && s.worker.process.signalCode === null,
+      );
       const workers = alive.map((s) => s.worker as Worker);
       // A worker still starting has no request to finish: a signal ends it, and that is no failure.
       const exits = alive.map(
-        (s) => new Promise<number>((resolve) => (s.worker as Worker).once('exit', (code: number | null) => resolve(code ?? (s.listening ? 1 : 0)))),
+        (s) =>
+          new Promise<number>((resolve) =>
+            (s.worker as Worker).once('exit', (code: number | null) => resolve(code ?? (s.listening ? 1 : 0))),
+          ),
       );
       for (const s of alive) {
         const w = s.worker as Worker;

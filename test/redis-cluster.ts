@@ -43,7 +43,14 @@ async function until(check: () => Promise<boolean>, what: string, limitMs: numbe
 }
 
 function probe(port: number): Redis {
-  const redis = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: true });
+  const redis = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: true,
+  });
   redis.on('error', () => undefined);
   return redis;
 }
@@ -76,20 +83,40 @@ export class TestCluster {
     const ports = await freeClusterPorts(6);
     const nodes: ClusterNodeProcess[] = ports.map((port) => {
       const args = [
-        '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
-        '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? 2000), '--dir', dir, '--save', '', '--appendonly', 'no',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        String(opts.nodeTimeoutMs ?? 2000),
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
       ];
       return { port, proc: spawn('redis-server', args, { stdio: 'ignore' }) };
     });
     const cluster = new TestCluster(nodes, dir);
     try {
       for (const node of nodes) {
-        await until(async () => {
-          if (node.proc.exitCode !== null) throw new Error(`redis-server on ${node.port} exited with ${node.proc.exitCode}`);
-          return (await ask(node.port, (r) => r.ping())) === 'PONG';
-        }, `redis-server on ${node.port}`, 15_000);
+        await until(
+          async () => {
+            if (node.proc.exitCode !== null) throw new Error(`redis-server on ${node.port} exited with ${node.proc.exitCode}`);
+            return (await ask(node.port, (r) => r.ping())) === 'PONG';
+          },
+          `redis-server on ${node.port}`,
+          15_000,
+        );
       }
-      await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { timeout: 30_000 });
+      await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+        timeout: 30_000,
+      });
       await cluster.waitHealthy();
       return cluster;
     } catch (err) {
@@ -114,24 +141,30 @@ export class TestCluster {
 
   /** Waits until every running node says the cluster is ok with all slots served and each master has a replica in sync. */
   async waitHealthy(limitMs = 30_000): Promise<void> {
-    await until(async () => {
-      for (const node of this.alive) {
-        const info = await ask(node.port, (r) => r.cluster('INFO'));
-        if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return false;
-      }
-      for (const port of await this.masters()) {
-        const replication = await ask(port, (r) => r.info('replication'));
-        if (!/slave0:.*state=online/.test(replication)) return false;
-      }
-      return true;
-    }, 'the cluster to be ok', limitMs);
+    await until(
+      async () => {
+        for (const node of this.alive) {
+          const info = await ask(node.port, (r) => r.cluster('INFO'));
+          if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return false;
+        }
+        for (const port of await this.masters()) {
+          const replication = await ask(port, (r) => r.info('replication'));
+          if (!/slave0:.*state=online/.test(replication)) return false;
+        }
+        return true;
+      },
+      'the cluster to be ok',
+      limitMs,
+    );
   }
 
   /** Ports of the running masters that serve slots. */
   async masters(): Promise<number[]> {
     const node = this.alive[0];
     if (node === undefined) return [];
-    const lines = String(await ask(node.port, (r) => r.cluster('NODES'))).split('\n').filter((l) => l.trim() !== '');
+    const lines = String(await ask(node.port, (r) => r.cluster('NODES')))
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     return lines
       .map((l) => l.split(' '))
       .filter((f) => /(^|,)master(,|$)/.test(f[2] ?? '') && !/fail/.test(f[2] ?? '') && f[8] !== undefined)
@@ -161,16 +194,20 @@ export class TestCluster {
 
   /** Waits until a replica serves every slot `port` served, and every running node says the cluster is ok. */
   async waitFailover(port: number, limitMs = 30_000): Promise<void> {
-    await until(async () => {
-      for (const node of this.alive) {
-        const info = await ask(node.port, (r) => r.cluster('INFO'));
-        if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return false;
-      }
-      const node = this.alive[0];
-      if (node === undefined) return false;
-      const slots = (await ask(node.port, (r) => r.cluster('SLOTS'))) as unknown as [number, number, [string, number]][];
-      return slots.every(([, , master]) => master[1] !== port);
-    }, `a replica to take over from ${port}`, limitMs);
+    await until(
+      async () => {
+        for (const node of this.alive) {
+          const info = await ask(node.port, (r) => r.cluster('INFO'));
+          if (!/cluster_state:ok/.test(info) || !/cluster_slots_ok:16384/.test(info)) return false;
+        }
+        const node = this.alive[0];
+        if (node === undefined) return false;
+        const slots = (await ask(node.port, (r) => r.cluster('SLOTS'))) as unknown as [number, number, [string, number]][];
+        return slots.every(([, , master]) => master[1] !== port);
+      },
+      `a replica to take over from ${port}`,
+      limitMs,
+    );
   }
 
   /** Stops every node by PID and removes the folder. */

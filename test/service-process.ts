@@ -6,11 +6,16 @@ import { fileURLToPath } from 'node:url';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A submission the bundled model answers as legitimate, and one it answers as spam (checked on every run). */
-export const LEGIT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada' };
+export const LEGIT = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada',
+};
 export const SPAM = {
   name: 'SEO Expert',
   email: 'seo.ranking.boost@gmail.com',
-  message: 'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking, 100% money back. Visit http://cheap-seo-backlinks.example/buy-now http://rank-fast.example CLICK HERE NOW!!!',
+  message:
+    'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking, 100% money back. Visit http://cheap-seo-backlinks.example/buy-now http://rank-fast.example CLICK HERE NOW!!!',
 };
 
 export function freePort(): Promise<number> {
@@ -52,7 +57,13 @@ export async function startService(env: Record<string, string> = {}, port?: numb
       child.kill('SIGKILL');
       throw new Error('the service was not ready within 60 s');
     }
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

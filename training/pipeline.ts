@@ -85,10 +85,15 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   // Labels that name their account train that account's correction; the global model sees only those accounts agree on.
   const policy = applyAccountLabelPolicy(loaded);
   const accountLabels = policy.agreed + policy.heldBack;
-  if (accountLabels > 0) opts.log(`account labels: ${accountLabels} from ${policy.byAccount.size} accounts, ${policy.agreed} agreed across accounts and enter the global model`);
+  if (accountLabels > 0)
+    opts.log(
+      `account labels: ${accountLabels} from ${policy.byAccount.size} accounts, ${policy.agreed} agreed across accounts and enter the global model`,
+    );
   const records = policy.global;
   const split = splitRecords(records, { seed: opts.seed, validation: 0.15, test: 0.15 });
-  opts.log(`split: train ${split.train.length}, validation ${split.validation.length}, test ${split.test.length}; ${split.duplicates} duplicates dropped`);
+  opts.log(
+    `split: train ${split.train.length}, validation ${split.validation.length}, test ${split.test.length}; ${split.duplicates} duplicates dropped`,
+  );
 
   requireBothClasses(split);
 
@@ -98,7 +103,12 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const main = fit(extractor, split, opts, 'model', nbScaling);
   const test = score(extractor, split.test, main);
   const correctionSettings = opts.corrections ?? DEFAULT_CORRECTION_SETTINGS;
-  const corrections = fitAccountCorrections(policy.byAccount, extractor, (x) => main.platt.a * main.scorer.logit(x) + main.platt.b, correctionSettings);
+  const corrections = fitAccountCorrections(
+    policy.byAccount,
+    extractor,
+    (x) => main.platt.a * main.scorer.logit(x) + main.platt.b,
+    correctionSettings,
+  );
   const corrected = Object.keys(corrections.accounts).length;
   if (accountLabels > 0) opts.log(`per-account corrections: ${corrected} accounts with at least ${correctionSettings.minLabels} labels`);
 
@@ -152,7 +162,8 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
     },
     metrics: { validation: evaluate(main.outOfFold, main.threshold), test: evaluate(test, main.threshold) },
     baseline: {
-      description: 'Logistic regression on a plain bag of words (same tokenizer, no bigrams, character n-grams, field roles or structure), trained the same way',
+      description:
+        'Logistic regression on a plain bag of words (same tokenizer, no bigrams, character n-grams, field roles or structure), trained the same way',
       threshold: baseline.threshold,
       test: evaluate(baselineTest, baseline.threshold),
     },
@@ -225,12 +236,21 @@ function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, p
   }));
   const labels = examples.map((e) => e.label);
   // Fold k holds every k-th record of a seeded shuffle; each record is scored by the model trained without its fold.
-  const order = shuffleInPlace(pool.map((_, i) => i), seededRandom(opts.seed ^ 0x5eed));
+  const order = shuffleInPlace(
+    pool.map((_, i) => i),
+    seededRandom(opts.seed ^ 0x5eed),
+  );
   const foldOf = new Int32Array(pool.length);
   order.forEach((idx, pos) => (foldOf[idx] = pos % OUT_OF_FOLD_FOLDS));
   const logits = new Array<number>(pool.length).fill(0);
   for (let k = 0; k < OUT_OF_FOLD_FOLDS; k++) {
-    const scorer = trainScorer(extractor, examples.filter((_, i) => foldOf[i] !== k), opts, `${phase} fold ${k + 1}/${OUT_OF_FOLD_FOLDS}`, nb).scorer;
+    const scorer = trainScorer(
+      extractor,
+      examples.filter((_, i) => foldOf[i] !== k),
+      opts,
+      `${phase} fold ${k + 1}/${OUT_OF_FOLD_FOLDS}`,
+      nb,
+    ).scorer;
     // The examples already hold each record's features; the scorer reads them as they are.
     examples.forEach((e, i) => {
       if (foldOf[i] === k) logits[i] = scorer.logit(e);

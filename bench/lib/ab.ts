@@ -81,7 +81,10 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
   const loadAvgStart = os.loadavg()[0] as number;
   const old = materializeCore(repoRoot, rev);
   const got: Record<'a' | 'b', AbRound[]> = { a: [], b: [] };
-  const samples: Record<'a' | 'b', Record<AbKind, number[]>> = { a: { extract: [], classify: [], extract64k: [] }, b: { extract: [], classify: [], extract64k: [] } };
+  const samples: Record<'a' | 'b', Record<AbKind, number[]>> = {
+    a: { extract: [], classify: [], extract64k: [] },
+    b: { extract: [], classify: [], extract64k: [] },
+  };
   let sameOutput = true;
   let modelVersion = '';
   let bodies = 0;
@@ -94,12 +97,16 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
         const b = await AbProcess.start('B (working tree)', repoRoot, path.join(repoRoot, 'core'), quick);
         sides.push(b);
         if (pair === 0) {
-          if (a.info.featureVersion !== b.info.featureVersion) log(`note: feature versions differ (A ${a.info.featureVersion}, B ${b.info.featureVersion})`);
+          if (a.info.featureVersion !== b.info.featureVersion)
+            log(`note: feature versions differ (A ${a.info.featureVersion}, B ${b.info.featureVersion})`);
           // Each side's loadClassifier picks the model as its revision did: they may pick different folders.
-          if (a.info.modelVersion !== b.info.modelVersion) log(`note: the sides loaded different models (A ${a.info.modelVersion}, B ${b.info.modelVersion})`);
+          if (a.info.modelVersion !== b.info.modelVersion)
+            log(`note: the sides loaded different models (A ${a.info.modelVersion}, B ${b.info.modelVersion})`);
           sameOutput = (await a.digest()) === (await b.digest());
           ({ modelVersion, bodies } = b.info);
-          log(`model ${modelVersion}, ${bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`);
+          log(
+            `model ${modelVersion}, ${bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`,
+          );
         }
         await a.warm();
         await b.warm();
@@ -109,7 +116,9 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
           const [ma, mb] = [round.a as AbRound, round.b as AbRound];
           got.a.push(ma);
           got.b.push(mb);
-          log(`pair ${pair + 1}/${pairs} round ${String(r + 1).padStart(2)}/${roundsPerPair}  ${AB_KINDS.map((k) => `${k} A ${ma[k].medianUs.toFixed(2)} B ${mb[k].medianUs.toFixed(2)} µs`).join('  ')}`);
+          log(
+            `pair ${pair + 1}/${pairs} round ${String(r + 1).padStart(2)}/${roundsPerPair}  ${AB_KINDS.map((k) => `${k} A ${ma[k].medianUs.toFixed(2)} B ${mb[k].medianUs.toFixed(2)} µs`).join('  ')}`,
+          );
         }
         const [sa, sb] = [await a.result(), await b.result()];
         for (const k of AB_KINDS) {
@@ -149,7 +158,10 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
     date: new Date().toISOString(),
     quick,
     a: { rev, commit: old.commit },
-    b: { commit: git(repoRoot, ['rev-parse', '--short', 'HEAD']), dirty: git(repoRoot, ['status', '--porcelain', '--untracked-files=no', '--', 'core']) !== '' },
+    b: {
+      commit: git(repoRoot, ['rev-parse', '--short', 'HEAD']),
+      dirty: git(repoRoot, ['status', '--porcelain', '--untracked-files=no', '--', 'core']) !== '',
+    },
     machine: { nproc: os.availableParallelism(), node: process.version, loadAvgStart, loadAvgEnd: os.loadavg()[0] as number },
     modelVersion,
     bodies,

@@ -83,7 +83,15 @@ export function worstCaseBody(repoRoot: string, limit = 64 * 1024): BenchBody {
   let message = '';
   for (let i = 0; Buffer.byteLength(envelope(message)) < limit; i++) message += (i === 0 ? '' : '\n\n') + texts[i % texts.length];
   message = fitMessage(message, envelope, limit, 'worst-case body');
-  return { id: 'worst-case-64k', label: 'mixed', layout: 'basic', lang: 'mixed', json: envelope(message), bytes: limit, fields: make(message) };
+  return {
+    id: 'worst-case-64k',
+    label: 'mixed',
+    layout: 'basic',
+    lang: 'mixed',
+    json: envelope(message),
+    bytes: limit,
+    fields: make(message),
+  };
 }
 
 /** `message` cut by characters until its envelope fits (escapes and UTF-8 make bytes != chars), then space-padded to exactly `limit` bytes. */
@@ -122,7 +130,10 @@ export function adversarialBodies(limit = 64 * 1024): BenchBody[] {
     const message = fitMessage(unit.repeat(Math.ceil(limit / Buffer.byteLength(unit))), envelope, limit, id);
     out.push(body(id, make(message), envelope(message), limit));
   }
-  for (const [id, key, value] of [['3,000-odd small fields', 'f', 'hello world'], ['phone fields named no_hp', 'no_hp', '0812 3456 7890']] as const) {
+  for (const [id, key, value] of [
+    ['3,000-odd small fields', 'f', 'hello world'],
+    ['phone fields named no_hp', 'no_hp', '0812 3456 7890'],
+  ] as const) {
     const fields: Record<string, string> = {};
     const fieldsEnvelope = () => JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: fields });
     for (let i = 0; Buffer.byteLength(fieldsEnvelope()) < limit - 64; i++) fields[`${key}${i}`] = value;

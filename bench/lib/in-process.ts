@@ -71,7 +71,13 @@ export class InProcessMeter {
     this.oneKb = [...realistic].sort((a, b) => Math.abs(a.bytes - 1024) - Math.abs(b.bytes - 1024)).slice(0, 40);
   }
 
-  static async create(repoRoot: string, realistic: readonly BenchBody[], worst: BenchBody, adversarial: readonly BenchBody[], quick: boolean): Promise<InProcessMeter> {
+  static async create(
+    repoRoot: string,
+    realistic: readonly BenchBody[],
+    worst: BenchBody,
+    adversarial: readonly BenchBody[],
+    quick: boolean,
+  ): Promise<InProcessMeter> {
     return new InProcessMeter(await loadClassifier({ modelsDir: path.join(repoRoot, 'models') }), realistic, worst, adversarial, quick);
   }
 
@@ -86,7 +92,8 @@ export class InProcessMeter {
   /** One chunk; the first also warms up the JIT with untimed passes. Returns its 1 KB medians (µs). */
   chunk(): { infer: number; classify: number } {
     if (this.chunks === 0) {
-      for (let p = 0; p < (this.quick ? 2 : 10); p++) for (const b of this.realistic) for (const k of ['infer', 'classify'] as const) this.call(k, b);
+      for (let p = 0; p < (this.quick ? 2 : 10); p++)
+        for (const b of this.realistic) for (const k of ['infer', 'classify'] as const) this.call(k, b);
       for (let p = 0; p < 5; p++) for (const k of ['infer', 'classify'] as const) this.call(k, this.worst);
       for (let p = 0; p < 2; p++) for (const b of this.adversarial) this.call('classify', b);
     }
@@ -102,8 +109,10 @@ export class InProcessMeter {
         }
       }
     }
-    for (let i = 0; i < (this.quick ? 5 : 40); i++) for (const k of ['infer', 'classify'] as const) this.worstSamples[k].push(this.call(k, this.worst));
-    for (let i = 0; i < (this.quick ? 1 : 4); i++) for (const b of this.adversarial) (this.adversarialSamples.get(b) as number[]).push(this.call('classify', b));
+    for (let i = 0; i < (this.quick ? 5 : 40); i++)
+      for (const k of ['infer', 'classify'] as const) this.worstSamples[k].push(this.call(k, this.worst));
+    for (let i = 0; i < (this.quick ? 1 : 4); i++)
+      for (const b of this.adversarial) (this.adversarialSamples.get(b) as number[]).push(this.call('classify', b));
     this.chunks++;
     const medians = { infer: median(mine.infer) / 1000, classify: median(mine.classify) / 1000 };
     this.chunkOneKb.infer.push(medians.infer);

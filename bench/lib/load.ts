@@ -33,13 +33,16 @@ export async function load(opts: {
   const t0 = process.hrtime.bigint();
   let instance: autocannon.Instance | undefined;
   const done = new Promise<autocannon.Result>((resolve, reject) => {
-    instance = autocannon({
-    url: opts.url + '/v1/verify',
-    connections: CONNECTIONS,
-    pipelining: 1,
-    ...(opts.amount === undefined ? { duration: opts.durationS ?? 5 } : { amount: opts.amount }),
-    requests: opts.bodies.map((b) => ({ method: 'POST' as const, path: '/v1/verify', headers, body: b.json })),
-    }, (err, result) => (err ? reject(err as Error) : resolve(result)));
+    instance = autocannon(
+      {
+        url: opts.url + '/v1/verify',
+        connections: CONNECTIONS,
+        pipelining: 1,
+        ...(opts.amount === undefined ? { duration: opts.durationS ?? 5 } : { amount: opts.amount }),
+        requests: opts.bodies.map((b) => ({ method: 'POST' as const, path: '/v1/verify', headers, body: b.json })),
+      },
+      (err, result) => (err ? reject(err as Error) : resolve(result)),
+    );
   });
   // With a callback autocannon returns its instance, which can be stopped (bounds an `amount` run in time).
   const timer = opts.maxSeconds === undefined ? undefined : setTimeout(() => instance?.stop(), opts.maxSeconds * 1000);

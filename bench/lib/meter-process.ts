@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { InProcessFigures } from './in-process.ts';
 
 export type MeterRequest = { cmd: 'chunk' } | { cmd: 'result' };
-export type MeterReply = { cmd: 'ready' } | { cmd: 'chunk'; medians: { infer: number; classify: number } } | { cmd: 'result'; figures: InProcessFigures };
+export type MeterReply =
+  { cmd: 'ready' } | { cmd: 'chunk'; medians: { infer: number; classify: number } } | { cmd: 'result'; figures: InProcessFigures };
 
 /**
  * The in-process meter in a child process of its own. Not in the bench process: that one loads ioredis and

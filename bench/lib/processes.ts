@@ -44,11 +44,15 @@ export async function startServer(opts: {
 }): Promise<Started> {
   const url = `http://127.0.0.1:${opts.port}`;
   const t0 = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...(opts.entry.endsWith('.ts') ? ['--import', 'tsx'] : []), opts.entry], {
-    cwd: opts.cwd,
-    env: opts.env,
-    stdio: ['ignore', openSync('/dev/null', 'w'), openSync(opts.stderrFile, 'w')],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), ...(opts.entry.endsWith('.ts') ? ['--import', 'tsx'] : []), opts.entry],
+    {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: ['ignore', openSync('/dev/null', 'w'), openSync(opts.stderrFile, 'w')],
+    },
+  );
   let exited: string | undefined;
   child.on('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));
   const deadline = Date.now() + (opts.timeoutMs ?? 30_000);

@@ -66,20 +66,50 @@ const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ?
 export function targetsMet(r: BenchReport): TargetCheck[] {
   const out: TargetCheck[] = [];
   const v = r.realistic.byTarget.verify;
-  out.push({ name: 'embedded ratio', goal: 'verify ≥ 30% of bare req/s', value: pct(r.realistic.ratios.verify), met: (r.realistic.ratios.verify ?? 0) >= 0.3 });
-  out.push({ name: 'embedded p99', goal: 'p99 ≤ 10 ms at 50 connections', value: `${v?.p99Ms ?? 'n/a'} ms`, met: (v?.p99Ms ?? Infinity) <= 10 });
+  out.push({
+    name: 'embedded ratio',
+    goal: 'verify ≥ 30% of bare req/s',
+    value: pct(r.realistic.ratios.verify),
+    met: (r.realistic.ratios.verify ?? 0) >= 0.3,
+  });
+  out.push({
+    name: 'embedded p99',
+    goal: 'p99 ≤ 10 ms at 50 connections',
+    value: `${v?.p99Ms ?? 'n/a'} ms`,
+    met: (v?.p99Ms ?? Infinity) <= 10,
+  });
   if (r.realistic.byTarget['verify-redis'] !== undefined) {
-    out.push({ name: 'Redis ratio', goal: 'verify (Redis) ≥ 20% of bare req/s', value: pct(r.realistic.ratios['verify-redis']), met: (r.realistic.ratios['verify-redis'] ?? 0) >= 0.2 });
+    out.push({
+      name: 'Redis ratio',
+      goal: 'verify (Redis) ≥ 20% of bare req/s',
+      value: pct(r.realistic.ratios['verify-redis']),
+      met: (r.realistic.ratios['verify-redis'] ?? 0) >= 0.2,
+    });
   }
   const one = r.inProcess.oneKb.infer;
-  out.push({ name: '1 KB featurize+infer', goal: 'median ≤ 50 µs', value: `${f1(one.medianUs)} µs (with the reasoning sentence: ${f1(r.inProcess.oneKb.classify.medianUs)} µs)`, met: one.medianUs <= 50 });
+  out.push({
+    name: '1 KB featurize+infer',
+    goal: 'median ≤ 50 µs',
+    value: `${f1(one.medianUs)} µs (with the reasoning sentence: ${f1(r.inProcess.oneKb.classify.medianUs)} µs)`,
+    met: one.medianUs <= 50,
+  });
   const big = r.inProcess.worst64k.infer;
-  out.push({ name: '64 KiB featurize+infer', goal: '≤ 5 ms', value: `median ${f2(big.medianUs / 1000)} ms, p99 ${f2(big.p99Us / 1000)} ms`, met: big.p99Us <= 5000 });
+  out.push({
+    name: '64 KiB featurize+infer',
+    goal: '≤ 5 ms',
+    value: `median ${f2(big.medianUs / 1000)} ms, p99 ${f2(big.p99Us / 1000)} ms`,
+    met: big.p99Us <= 5000,
+  });
   const readyMax = Math.max(...r.ready.verifyMs, r.ready.verifyRedisMs ?? 0);
   out.push({ name: 'start to ready', goal: '≤ 2 s', value: `${f0(readyMax)} ms (slowest start)`, met: readyMax <= 2000 });
   for (const x of r.rss) {
     const complete = x.requests >= (r.quick ? 0 : 1_000_000);
-    out.push({ name: `RSS growth (${x.target})`, goal: '< 50 MB over 1,000,000 requests', value: `${f1(x.growthMiB * 1.048576)} MB over ${x.requests.toLocaleString('en')} requests`, met: complete && x.growthMiB * 1.048576 < 50 });
+    out.push({
+      name: `RSS growth (${x.target})`,
+      goal: '< 50 MB over 1,000,000 requests',
+      value: `${f1(x.growthMiB * 1.048576)} MB over ${x.requests.toLocaleString('en')} requests`,
+      met: complete && x.growthMiB * 1.048576 < 50,
+    });
   }
   return out;
 }
@@ -90,9 +120,15 @@ export function renderMarkdown(r: BenchReport): string {
   lines.push('# Benchmark: `npm run bench`');
   lines.push('');
   lines.push('Written by `npm run bench` (bench/run.ts); the raw figures are in bench/results/. The production service and a bare');
-  lines.push(`Fastify ${m.fastify} POST route run as separate processes (the service as \`npm start\` runs it, \`node dist/server.js\` bundled by esbuild; the bare route with\n\`node --import tsx\`), loaded in alternating rounds`);
-  lines.push(`by autocannon in the bench process (${r.config.connections} connections, no pipelining; ${r.config.rounds} rounds × ${r.config.durationS} s with`);
-  lines.push(`realistic bodies, ${r.config.bigRounds} × ${r.config.bigDurationS} s with the 64 KiB body; figures are medians over rounds). The machine is shared`);
+  lines.push(
+    `Fastify ${m.fastify} POST route run as separate processes (the service as \`npm start\` runs it, \`node dist/server.js\` bundled by esbuild; the bare route with\n\`node --import tsx\`), loaded in alternating rounds`,
+  );
+  lines.push(
+    `by autocannon in the bench process (${r.config.connections} connections, no pipelining; ${r.config.rounds} rounds × ${r.config.durationS} s with`,
+  );
+  lines.push(
+    `realistic bodies, ${r.config.bigRounds} × ${r.config.bigDurationS} s with the 64 KiB body; figures are medians over rounds). The machine is shared`,
+  );
   lines.push('and autocannon takes one of its cores, so absolute req/s move between runs: the ratio, measured round by round in');
   lines.push('the same run, is the figure to compare.');
   lines.push('');
@@ -101,48 +137,65 @@ export function renderMarkdown(r: BenchReport): string {
   lines.push(`- Commit: ${m.commit}${m.dirty ? ' with uncommitted changes' : ''}; model ${r.inProcess.modelVersion}`);
   lines.push('- Service: NODE_ENV=production, LOG_LEVEL=info (one pino line per request, stdout to /dev/null), a tenants file whose');
   lines.push('  account limit (1e9 per 60 s, sliding) never triggers: the limiter counts every request and never rejects.');
-  lines.push('  Redis mode: REDIS_URL=redis://127.0.0.1:6379 (BENCH_REDIS_URL to change it; rate limit in Redis, review queue on: REVIEW_BAND 0.75, REVIEW_SAMPLE_RATE');
+  lines.push(
+    '  Redis mode: REDIS_URL=redis://127.0.0.1:6379 (BENCH_REDIS_URL to change it; rate limit in Redis, review queue on: REVIEW_BAND 0.75, REVIEW_SAMPLE_RATE',
+  );
   lines.push('  0.01, ingest worker in-process), BULLMQ_PREFIX unique to the run, its keys deleted afterwards.');
-  lines.push(`- Realistic bodies: the ${r.config.bodies} submissions of 0.2-2 KB in data/forms/{legitimate,spam}.jsonl (${r.config.layouts} layouts, ${r.config.languages} languages) wrapped in`);
+  lines.push(
+    `- Realistic bodies: the ${r.config.bodies} submissions of 0.2-2 KB in data/forms/{legitimate,spam}.jsonl (${r.config.layouts} layouts, ${r.config.languages} languages) wrapped in`,
+  );
   lines.push('  {apiKey, formId, payload} (every 5th as fieldData); 64 KiB body: exactly 65,536 bytes (= BODY_LIMIT) including the');
   lines.push('  envelope, a 4-field form whose message is all data/forms texts joined, space-padded to the byte.');
   lines.push('');
   lines.push('| scenario | target | req/s | p50 ms | p99 ms | verify / bare | non-2xx |');
   lines.push('|---|---|---:|---:|---:|---:|---:|');
-  for (const [label, sc] of [['realistic 0.2-2 KB', r.realistic], ['64 KiB body', r.worst64k]] as const) {
+  for (const [label, sc] of [
+    ['realistic 0.2-2 KB', r.realistic],
+    ['64 KiB body', r.worst64k],
+  ] as const) {
     for (const [name, t] of Object.entries(sc.byTarget)) {
-      lines.push(`| ${label} | ${name} | ${f0(t.reqPerSec)} | ${t.p50Ms} | ${t.p99Ms} | ${name === 'bare' ? '1' : pct(sc.ratios[name])} | ${t.non2xx + t.errors} |`);
+      lines.push(
+        `| ${label} | ${name} | ${f0(t.reqPerSec)} | ${t.p50Ms} | ${t.p99Ms} | ${name === 'bare' ? '1' : pct(sc.ratios[name])} | ${t.non2xx + t.errors} |`,
+      );
     }
   }
   lines.push('');
   if (r.shadow !== undefined) {
     const sh = r.shadow;
-    lines.push(`Shadow model (\`npm run models -- shadow\`): the same service${sh.redis ? ' in Redis mode' : ''} with a shadow model the size of the active one, against`);
-    lines.push(`none, in alternating rounds. At the default SHADOW_SAMPLE_RATE ${sh.defaultRate} the shadow costs what the ratio falls short of 100%.`);
+    lines.push(
+      `Shadow model (\`npm run models -- shadow\`): the same service${sh.redis ? ' in Redis mode' : ''} with a shadow model the size of the active one, against`,
+    );
+    lines.push(
+      `none, in alternating rounds. At the default SHADOW_SAMPLE_RATE ${sh.defaultRate} the shadow costs what the ratio falls short of 100%.`,
+    );
     lines.push('');
     lines.push('| target | req/s | p99 ms | / no shadow | CPU µs / request | / no shadow, by CPU | non-2xx |');
     lines.push('|---|---:|---:|---:|---:|---:|---:|');
     for (const [name, t] of Object.entries(sh.byTarget)) {
       const label = name === 'shadow-default' ? `shadow, rate ${sh.defaultRate}` : name === 'shadow-all' ? 'shadow, rate 1' : 'no shadow';
       const base = name === 'no-shadow';
-      lines.push(`| ${label} | ${f0(t.reqPerSec)} | ${t.p99Ms} | ${base ? '1' : pct(sh.ratios[name])} | ${f0(t.cpuUsPerRequest)} | ${base ? '1' : pct(sh.cpuRatios?.[name])} | ${t.non2xx} |`);
+      lines.push(
+        `| ${label} | ${f0(t.reqPerSec)} | ${t.p99Ms} | ${base ? '1' : pct(sh.ratios[name])} | ${f0(t.cpuUsPerRequest)} | ${base ? '1' : pct(sh.cpuRatios?.[name])} | ${t.non2xx} |`,
+      );
     }
     lines.push('');
   }
   const ip = r.inProcess;
   lines.push(
     'In-process cost, measured in a child process that loads only the classifier: the bench process itself loads its Redis client',
-    '(ioredis) first, which makes V8 compile string loops slowly (see docs/performance.md); the service\'s own process is not',
+    "(ioredis) first, which makes V8 compile string loops slowly (see docs/performance.md); the service's own process is not",
     `affected. No load runs meanwhile: ${ip.chunks} chunks spread over the run (at the start and after every load round), each`,
     'alternating whole passes of featurize + infer (`classifier.spamProbability`: features, forward pass, calibration) and the',
-    'route\'s whole call (`classifier.classify`: the same plus the reasoning sentence) over the same bodies; figures pool every',
-    'chunk\'s calls.',
+    "route's whole call (`classifier.classify`: the same plus the reasoning sentence) over the same bodies; figures pool every",
+    "chunk's calls.",
     '',
     '| in-process, per call | calls | featurize + infer median µs | p99 µs | + reasoning (`classify`) median µs | p99 µs |',
     '|---|---:|---:|---:|---:|---:|',
   );
   const row = (label: string, c: InProcessFigures['realistic']) =>
-    lines.push(`| ${label} | ${c.infer.calls} | ${f1(c.infer.medianUs)} | ${f1(c.infer.p99Us)} | ${f1(c.classify.medianUs)} | ${f1(c.classify.p99Us)} |`);
+    lines.push(
+      `| ${label} | ${c.infer.calls} | ${f1(c.infer.medianUs)} | ${f1(c.infer.p99Us)} | ${f1(c.classify.medianUs)} | ${f1(c.classify.p99Us)} |`,
+    );
   row('all realistic bodies', ip.realistic);
   row(`~1 KB: the ${ip.oneKb.bodies} bodies nearest 1,024 B (${ip.oneKb.minBytes}-${ip.oneKb.maxBytes} B)`, ip.oneKb);
   row('64 KiB body', ip.worst64k);
@@ -150,7 +203,9 @@ export function renderMarkdown(r: BenchReport): string {
   const spread = (xs: readonly number[]) => `${f1(Math.min(...xs))}-${f1(Math.max(...xs))} µs (in order: ${xs.map(f1).join(', ')})`;
   if (ip.adversarial.length > 0) {
     lines.push('');
-    lines.push(`64 KiB bodies built to be slow (\`classify\`, ${ip.adversarial[0]?.classify.calls ?? 0} calls each, spread over the chunks; the prose 64 KiB body above for`);
+    lines.push(
+      `64 KiB bodies built to be slow (\`classify\`, ${ip.adversarial[0]?.classify.calls ?? 0} calls each, spread over the chunks; the prose 64 KiB body above for`,
+    );
     lines.push('comparison): work that grew faster than the input would show here.');
     lines.push('');
     lines.push('| body (64 KiB) | median µs | max µs |');
@@ -158,7 +213,9 @@ export function renderMarkdown(r: BenchReport): string {
     for (const a of ip.adversarial) lines.push(`| ${a.id} | ${f1(a.classify.medianUs)} | ${f1(a.classify.maxUs)} |`);
     lines.push('');
   }
-  lines.push(`The 1 KB median chunk by chunk: featurize + infer ${spread(ip.oneKb.chunkMediansUs.infer)}; with reasoning ${spread(ip.oneKb.chunkMediansUs.classify)}.`);
+  lines.push(
+    `The 1 KB median chunk by chunk: featurize + infer ${spread(ip.oneKb.chunkMediansUs.infer)}; with reasoning ${spread(ip.oneKb.chunkMediansUs.classify)}.`,
+  );
   lines.push('');
   lines.push('| start → /readyz 200 | ms |');
   lines.push('|---|---:|');
@@ -167,12 +224,16 @@ export function renderMarkdown(r: BenchReport): string {
   lines.push(`| bare route | ${f0(r.ready.bareMs)} |`);
   lines.push('');
   lines.push('"Before" is read after a short warm-up load (the server may have idled, and shrunk its heap, through the other');
-  lines.push('server\'s run); growth is after − before.');
+  lines.push("server's run); growth is after − before.");
   lines.push('');
-  lines.push('| RSS over N verify requests | requests | req/s | non-2xx | before MiB | after MiB | 2 s later MiB | growth MB | 2nd-half growth MB | MiB after each 10% |');
+  lines.push(
+    '| RSS over N verify requests | requests | req/s | non-2xx | before MiB | after MiB | 2 s later MiB | growth MB | 2nd-half growth MB | MiB after each 10% |',
+  );
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const x of r.rss) {
-    lines.push(`| ${x.target} | ${x.requests.toLocaleString('en')} | ${f0(x.reqPerSec)} | ${x.non2xx + x.errors} | ${f1(x.beforeMiB)} | ${f1(x.afterMiB)} | ${f1(x.settledMiB)} | ${f1(x.growthMiB * 1.048576)} | ${f1(x.secondHalfGrowthMiB * 1.048576)} | ${x.checkpointsMiB.map(f0).join(' ')} |`);
+    lines.push(
+      `| ${x.target} | ${x.requests.toLocaleString('en')} | ${f0(x.reqPerSec)} | ${x.non2xx + x.errors} | ${f1(x.beforeMiB)} | ${f1(x.afterMiB)} | ${f1(x.settledMiB)} | ${f1(x.growthMiB * 1.048576)} | ${f1(x.secondHalfGrowthMiB * 1.048576)} | ${x.checkpointsMiB.map(f0).join(' ')} |`,
+    );
   }
   if (r.targets !== undefined) {
     lines.push('');

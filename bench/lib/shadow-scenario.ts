@@ -77,7 +77,17 @@ export async function shadowScenario(o: {
     for (const [name, dir, rate] of targets) {
       const port = await freePort();
       const env = { ...o.env(port), MODELS_DIR: dir, ...(rate === undefined ? {} : { SHADOW_SAMPLE_RATE: rate }) };
-      servers.push(await startServer({ name, entry: 'dist/server.js', cwd: o.repoRoot, env, port, readyPath: '/readyz', stderrFile: path.join(o.tmp, `${name}.stderr`) }));
+      servers.push(
+        await startServer({
+          name,
+          entry: 'dist/server.js',
+          cwd: o.repoRoot,
+          env,
+          port,
+          readyPath: '/readyz',
+          stderrFile: path.join(o.tmp, `${name}.stderr`),
+        }),
+      );
     }
     // The shadow loads after the active model: wait until /readyz names it.
     for (const s of servers.slice(1)) {
@@ -99,20 +109,33 @@ export async function shadowScenario(o: {
         const cpuUs = (cpuMicros(s.pid) - cpu0) / Math.max(1, res.requests);
         results.push(res);
         cpuPerRequest.push({ target: s.name, us: cpuUs });
-        o.log(`shadow round ${r + 1}/${o.rounds} ${s.name.padEnd(15)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  ${cpuUs.toFixed(0)} µs CPU/request  non2xx ${res.non2xx}`);
+        o.log(
+          `shadow round ${r + 1}/${o.rounds} ${s.name.padEnd(15)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  ${cpuUs.toFixed(0)} µs CPU/request  non2xx ${res.non2xx}`,
+        );
       }
     }
     const of = (n: string) => results.filter((x) => x.target === n);
     const cpuOf = (n: string) => cpuPerRequest.filter((x) => x.target === n).map((x) => x.us);
     const byTarget = Object.fromEntries(
-      servers.map((s) => [s.name, { rounds: of(s.name).map((x) => x.reqPerSec), reqPerSec: median(of(s.name).map((x) => x.reqPerSec)), p99Ms: median(of(s.name).map((x) => x.p99Ms)), non2xx: of(s.name).reduce((a, x) => a + x.non2xx + x.errors, 0), cpuUsPerRequest: median(cpuOf(s.name)) }]),
+      servers.map((s) => [
+        s.name,
+        {
+          rounds: of(s.name).map((x) => x.reqPerSec),
+          reqPerSec: median(of(s.name).map((x) => x.reqPerSec)),
+          p99Ms: median(of(s.name).map((x) => x.p99Ms)),
+          non2xx: of(s.name).reduce((a, x) => a + x.non2xx + x.errors, 0),
+          cpuUsPerRequest: median(cpuOf(s.name)),
+        },
+      ]),
     );
     const base = of('no-shadow');
     const ratios = Object.fromEntries(
       servers.slice(1).map((s) => [s.name, median(of(s.name).map((x, i) => x.reqPerSec / (base[i] as LoadResult).reqPerSec))]),
     );
     const cpuBase = cpuOf('no-shadow');
-    const cpuRatios = Object.fromEntries(servers.slice(1).map((s) => [s.name, median(cpuOf(s.name).map((us, i) => (cpuBase[i] as number) / us))]));
+    const cpuRatios = Object.fromEntries(
+      servers.slice(1).map((s) => [s.name, median(cpuOf(s.name).map((us, i) => (cpuBase[i] as number) / us))]),
+    );
     return { defaultRate: o.defaultRate, redis: o.redis, byTarget, ratios, cpuRatios };
   } finally {
     for (const s of servers.reverse()) await stopServer(s);

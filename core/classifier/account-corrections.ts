@@ -116,7 +116,11 @@ export class AccountCorrections {
 }
 
 /** Reads and checks accounts.json: every bucket must exist in the model's hashed layer. */
-export async function readAccountCorrections(dir: string, dimension: number, check?: (file: string, bytes: Buffer) => void): Promise<AccountCorrections> {
+export async function readAccountCorrections(
+  dir: string,
+  dimension: number,
+  check?: (file: string, bytes: Buffer) => void,
+): Promise<AccountCorrections> {
   const file = path.join(dir, ACCOUNTS_FILE);
   let raw: unknown;
   try {
@@ -134,7 +138,8 @@ export async function readAccountCorrections(dir: string, dimension: number, che
   }
   for (const [id, c] of Object.entries(parsed.data.accounts)) {
     const last = c.buckets.at(-1);
-    if (last !== undefined && last >= dimension) throw new ModelLoadError(`${file}: account ${id} names bucket ${last}; the model has ${dimension}`);
+    if (last !== undefined && last >= dimension)
+      throw new ModelLoadError(`${file}: account ${id} names bucket ${last}; the model has ${dimension}`);
   }
   return new AccountCorrections(parsed.data);
 }

@@ -16,7 +16,6 @@ export interface LoadOptions {
   readonly version?: string;
 }
 
-
 const modelJsonSchema = z.object({
   format: z.literal('layers-model'),
   weightsManifest: z
@@ -83,7 +82,8 @@ export async function loadClassifier(opts: LoadOptions): Promise<LinearClassifie
   const versions = await listModelVersions(opts.modelsDir);
   const version = opts.version ?? versions[versions.length - 1];
   if (!version) throw new ModelLoadError(`no model versions in ${opts.modelsDir} (run \`npm run train\`)`);
-  if (!versions.includes(version)) throw new ModelLoadError(`model version ${version} not found in ${opts.modelsDir} (have: ${versions.join(', ') || 'none'})`);
+  if (!versions.includes(version))
+    throw new ModelLoadError(`model version ${version} not found in ${opts.modelsDir} (have: ${versions.join(', ') || 'none'})`);
   return loadModelFolder(path.join(opts.modelsDir, version));
 }
 
@@ -109,7 +109,8 @@ function checkDigest(file: string, bytes: Buffer, files: ModelFiles): void {
   if (files === undefined) return; // an export from before digests: the service warns that it cannot be checked
   const name = path.basename(file);
   const expected = files[name];
-  if (expected === undefined) throw new ModelLoadError(`${file} has no digest in manifest.json (modelFiles): refusing a model file that cannot be checked`);
+  if (expected === undefined)
+    throw new ModelLoadError(`${file} has no digest in manifest.json (modelFiles): refusing a model file that cannot be checked`);
   const actual = createHash('sha256').update(bytes).digest('hex');
   if (bytes.length !== expected.bytes || actual !== expected.sha256) {
     throw new ModelLoadError(
@@ -127,7 +128,9 @@ async function readScorer(dir: string, dimension: number, files: ModelFiles): Pr
   try {
     modelJson = modelJsonSchema.parse(JSON.parse(raw.toString('utf8')));
   } catch (e) {
-    throw new ModelLoadError(`${path.join(dir, 'model.json')} is not a TF.js layers model this service reads (float32, hashed layer optionally uint8-quantized): ${(e as Error).message}`);
+    throw new ModelLoadError(
+      `${path.join(dir, 'model.json')} is not a TF.js layers model this service reads (float32, hashed layer optionally uint8-quantized): ${(e as Error).message}`,
+    );
   }
   const group = modelJson.weightsManifest[0] as z.infer<typeof modelJsonSchema>['weightsManifest'][number];
   const buffers = await Promise.all(
@@ -156,7 +159,8 @@ async function readScorer(dir: string, dimension: number, files: ModelFiles): Pr
     throw new ModelLoadError(`${dir}: model.json has no weight named *${suffix}`);
   };
   const weights = find('hashed_weights/embeddings');
-  if (weights.table.length !== dimension) throw new ModelLoadError(`${dir}: ${weights.table.length} hashed weights, the feature settings need ${dimension}`);
+  if (weights.table.length !== dimension)
+    throw new ModelLoadError(`${dir}: ${weights.table.length} hashed weights, the feature settings need ${dimension}`);
   return new LinearScorer(weights, dequantize(find('output/kernel'))[0] as number, dequantize(find('output/bias'))[0] as number);
 }
 
@@ -164,7 +168,8 @@ async function readWeightsFile(file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelLoadError(`${file} is missing${path.basename(file) === 'model.json' ? '' : ' (model.json lists it)'}`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new ModelLoadError(`${file} is missing${path.basename(file) === 'model.json' ? '' : ' (model.json lists it)'}`);
     throw new ModelLoadError(`cannot read ${file}: ${(e as Error).message}`);
   }
 }

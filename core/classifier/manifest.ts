@@ -102,6 +102,8 @@ export const manifestSchema = z.object({
    * changed after export (a bad copy, a disk error, an edit) is refused at load instead of scoring with it. Absent
    * in exports from before digests: such a model loads, with a warning that it cannot be checked.
    */
-  modelFiles: z.record(z.string().regex(/^[^/\\]+$/), z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() })).optional(),
+  modelFiles: z
+    .record(z.string().regex(/^[^/\\]+$/), z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), bytes: z.number().int().nonnegative() }))
+    .optional(),
 });
 export type Manifest = z.infer<typeof manifestSchema>;

@@ -86,7 +86,11 @@ export function explain(f: Features, a: Attribution, status: Status): Signal[] {
 export function counterSignal(f: Features, a: Attribution, status: Status): Signal | null {
   if (choose(f, a, status === 'spam' ? -1 : 1, 1) === 0) return null;
   const g = chosen[0] as number;
-  return { id: groupId(f, g), text: phrase(g, f, status === 'spam' ? 'legitimate' : 'spam'), contribution: contribution(g, status === 'spam' ? -1 : 1) };
+  return {
+    id: groupId(f, g),
+    text: phrase(g, f, status === 'spam' ? 'legitimate' : 'spam'),
+    contribution: contribution(g, status === 'spam' ? -1 : 1),
+  };
 }
 
 /** What the named group contributed to the spam logit, less the sender's own name (see `choose`). */
@@ -194,7 +198,7 @@ function namesSender(f: Features, field: number, sp: Span): boolean {
   for (let i = 0; i < f.roles.length; i++) {
     if (f.roles[i] !== 'name' || i === field) continue;
     const name = f.texts[i] ?? '';
-    for (let s = sp.start; s < sp.end; ) {
+    for (let s = sp.start; s < sp.end;) {
       while (s < sp.end && CHAR_CLASS[text.charCodeAt(s)] !== WORD) s++;
       let e = s;
       while (e < sp.end && CHAR_CLASS[text.charCodeAt(e)] === WORD) e++;
@@ -284,7 +288,12 @@ const quotedAt = new Int32Array(WORDS_PER_SIGNAL);
 function overlapsTaken(j: number, taken: number): boolean {
   for (let i = 0; i < taken; i++) {
     const k = quotedAt[i] as number;
-    if (named.field[k] === named.field[j] && (named.start[j] as number) < (named.end[k] as number) && (named.start[k] as number) < (named.end[j] as number)) return true;
+    if (
+      named.field[k] === named.field[j] &&
+      (named.start[j] as number) < (named.end[k] as number) &&
+      (named.start[k] as number) < (named.end[j] as number)
+    )
+      return true;
   }
   return false;
 }
@@ -333,10 +342,17 @@ export const ACCOUNT_SIGNAL_MIN = 0.5;
  * verdict's way by at least ACCOUNT_SIGNAL_MIN. A correction made mostly of its bias is the moderators' labels in
  * general, not labels on messages like this one.
  */
-export function withAccountSignal(signals: readonly Signal[], status: Status, adjustment: number, bias: number, decided: boolean): Signal[] {
+export function withAccountSignal(
+  signals: readonly Signal[],
+  status: Status,
+  adjustment: number,
+  bias: number,
+  decided: boolean,
+): Signal[] {
   const sign = status === 'spam' ? 1 : -1;
   if (adjustment * sign <= 0 || (!decided && Math.abs(adjustment) < ACCOUNT_SIGNAL_MIN)) return [...signals];
-  const text = Math.abs(adjustment - bias) >= Math.abs(bias) ? "your moderators' labels on similar messages" : "your moderators' earlier labels";
+  const text =
+    Math.abs(adjustment - bias) >= Math.abs(bias) ? "your moderators' labels on similar messages" : "your moderators' earlier labels";
   const account: Signal = { id: ACCOUNT_SIGNAL_ID, text, contribution: adjustment };
   if (decided) return [account, ...signals].slice(0, MAX_SIGNALS);
   const at = signals.findIndex((s) => Math.abs(s.contribution) < Math.abs(adjustment));

@@ -102,7 +102,13 @@ export async function readAccounts(redis: RedisClient, keys: ShadowKeys, active:
   return (await redis.smembers(keys.accounts(active, shadow))).sort();
 }
 
-export async function readFormCounts(redis: RedisClient, keys: ShadowKeys, active: string, shadow: string, accountId: string): Promise<FormCounts[]> {
+export async function readFormCounts(
+  redis: RedisClient,
+  keys: ShadowKeys,
+  active: string,
+  shadow: string,
+  accountId: string,
+): Promise<FormCounts[]> {
   const hash = await redis.hgetall(keys.counts(active, shadow, accountId));
   const byForm = new Map<string, { pairs: Record<string, number>; pActive: number; pShadow: number }>();
   for (const [field, value] of Object.entries(hash)) {
@@ -120,7 +126,14 @@ export async function readFormCounts(redis: RedisClient, keys: ShadowKeys, activ
     .map(([formId, e]) => {
       const scored = Object.values(e.pairs).reduce((a, b) => a + b, 0);
       const agreed = (e.pairs['spam>spam'] ?? 0) + (e.pairs['legitimate>legitimate'] ?? 0);
-      return { formId, pairs: e.pairs, scored, agreed, meanActive: scored ? e.pActive / scored : 0, meanShadow: scored ? e.pShadow / scored : 0 };
+      return {
+        formId,
+        pairs: e.pairs,
+        scored,
+        agreed,
+        meanActive: scored ? e.pActive / scored : 0,
+        meanShadow: scored ? e.pShadow / scored : 0,
+      };
     });
 }
 

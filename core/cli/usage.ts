@@ -35,7 +35,9 @@ export function parseFlags<const O extends Options, const P extends boolean = fa
 export function wholeNumber(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flag} must be a whole number of ${min} or more${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${value}`);
+    throw new UsageError(
+      `${flag} must be a whole number of ${min} or more${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${value}`,
+    );
   }
   return n;
 }

@@ -10,7 +10,8 @@ export const SYMBOL = 3;
 // One table built at start-up makes classification O(1) per code unit, exact for the BMP.
 const table = new Uint8Array(65536);
 const letterOrNumber = /[\p{L}\p{M}\p{N}]/u;
-const noSpaceScript = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
+const noSpaceScript =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
 const symbol = /[\p{S}]/u;
 for (let c = 0; c < 65536; c++) {
   if (c >= 0xd800 && c <= 0xdfff) {
@@ -34,8 +35,19 @@ export const CHAR_CLASS = table;
 // tried (all of them: the rest of the BMP has none), which keeps start-up under a millisecond. Georgian has case
 // pairs in Unicode but is written without capitals (those forms are for all-caps titles), so it counts as caseless.
 const cased = new Uint8Array(65536);
-const CASED_BLOCKS = [[0, 0x590], [0x13a0, 0x1400], [0x1c80, 0x1c90], [0x1d00, 0x2000], [0x2100, 0x2190], [0x24b6, 0x24ea], [0x2c00, 0x2d00],
-  [0xa640, 0xa800], [0xab30, 0xabc0], [0xfb00, 0xfb18], [0xff21, 0xff5b]] as const;
+const CASED_BLOCKS = [
+  [0, 0x590],
+  [0x13a0, 0x1400],
+  [0x1c80, 0x1c90],
+  [0x1d00, 0x2000],
+  [0x2100, 0x2190],
+  [0x24b6, 0x24ea],
+  [0x2c00, 0x2d00],
+  [0xa640, 0xa800],
+  [0xab30, 0xabc0],
+  [0xfb00, 0xfb18],
+  [0xff21, 0xff5b],
+] as const;
 for (const [from, to] of CASED_BLOCKS) {
   for (let c = from; c < to; c++) {
     const ch = String.fromCharCode(c);

@@ -25,12 +25,26 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
   const doNgrams = s.settings.charNgrams && textual;
   const sizes = s.settings.charNgramSizes;
   // Counters live in locals for the loop and are written back once: property stores per character cost more.
-  let digits = 0, letters = 0, cased = 0, upper = 0, symbols = 0, scripts = 0, markupLinks = 0, nospace = 0;
+  let digits = 0,
+    letters = 0,
+    cased = 0,
+    upper = 0,
+    symbols = 0,
+    scripts = 0,
+    markupLinks = 0,
+    nospace = 0;
   let maxRepeat = f.maxRepeat;
   // The virtual space before the text is the first character of every window.
   let g1 = hashStep(NS_CHAR, 0x20);
-  let g2 = g1, g3 = g1, g4 = g1, g5 = g1;
-  let p0 = 0, p1 = 0, p2 = 0, p3 = 0, p4 = 0;
+  let g2 = g1,
+    g3 = g1,
+    g4 = g1,
+    g5 = g1;
+  let p0 = 0,
+    p1 = 0,
+    p2 = 0,
+    p3 = 0,
+    p4 = 0;
   // The virtual space before the text counts as seen; one after it closes the last word.
   let seen = 1;
   let lastWasSpace = true;
@@ -85,8 +99,16 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
     }
     // The hash of the last k characters extends the hash of the last k-1 (FNV is a left fold), so every
     // n-gram size costs one multiply per character; p0..p4 remember where those characters were.
-    g5 = hashStep(g4, code); g4 = hashStep(g3, code); g3 = hashStep(g2, code); g2 = hashStep(g1, code); g1 = hashStep(NS_CHAR, code);
-    p0 = p1; p1 = p2; p2 = p3; p3 = p4; p4 = i;
+    g5 = hashStep(g4, code);
+    g4 = hashStep(g3, code);
+    g3 = hashStep(g2, code);
+    g2 = hashStep(g1, code);
+    g1 = hashStep(NS_CHAR, code);
+    p0 = p1;
+    p1 = p2;
+    p2 = p3;
+    p3 = p4;
+    p4 = i;
     seen++;
     // Sizes go in settings order, which fixes the slot order.
     for (let k = 0; k < sizes.length; k++) {

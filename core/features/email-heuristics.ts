@@ -24,9 +24,45 @@ export function spelledEmailDomain(s: ScanState, lower: string, hs: number, a: n
 
 // Mail providers whose domain after a plain " at " makes an address ("tom at gmail.com"), not "look at site.com".
 const WEBMAIL = new Set([
-  'gmail', 'googlemail', 'outlook', 'hotmail', 'live', 'msn', 'yahoo', 'ymail', 'icloud', 'me', 'aol', 'gmx', 'web',
-  'mail', 'yandex', 'proton', 'protonmail', 'pm', 'zoho', 'qq', '163', '126', 'naver', 'daum', 'libero', 'orange',
-  'free', 't-online', 'seznam', 'wp', 'o2', 'interia', 'rambler', 'bk', 'list', 'inbox', 'ukr', 'abv', 'freenet',
+  'gmail',
+  'googlemail',
+  'outlook',
+  'hotmail',
+  'live',
+  'msn',
+  'yahoo',
+  'ymail',
+  'icloud',
+  'me',
+  'aol',
+  'gmx',
+  'web',
+  'mail',
+  'yandex',
+  'proton',
+  'protonmail',
+  'pm',
+  'zoho',
+  'qq',
+  '163',
+  '126',
+  'naver',
+  'daum',
+  'libero',
+  'orange',
+  'free',
+  't-online',
+  'seznam',
+  'wp',
+  'o2',
+  'interia',
+  'rambler',
+  'bk',
+  'list',
+  'inbox',
+  'ukr',
+  'abv',
+  'freenet',
 ]);
 
 /**
@@ -36,7 +72,8 @@ const WEBMAIL = new Set([
 export function spelledAt(lower: string, start: number): boolean {
   let i = start;
   while (i > 0 && lower.charCodeAt(i - 1) === 0x20) i--;
-  if (i === start && i > 0 && lower.charCodeAt(i - 1) !== 0x29 && lower.charCodeAt(i - 1) !== 0x5d && lower.charCodeAt(i - 1) !== 0x7d) return false;
+  if (i === start && i > 0 && lower.charCodeAt(i - 1) !== 0x29 && lower.charCodeAt(i - 1) !== 0x5d && lower.charCodeAt(i - 1) !== 0x7d)
+    return false;
   const head = lower.slice(Math.max(0, i - 4), i);
   if (head === '(at)' || head === '[at]' || head === '{at}') return true;
   if (!head.endsWith(' at') || i === start) return false;

@@ -82,7 +82,13 @@ export class FeatureExtractor {
     this.roles = [];
     let total = 0;
     for (const f of flat) if (f.role !== 'honeypot') total += f.text.length;
-    const shares = total > this.settings.maxChars ? fairShares(flat.map((f) => (f.role === 'honeypot' ? 0 : f.text.length)), this.settings.maxChars) : null;
+    const shares =
+      total > this.settings.maxChars
+        ? fairShares(
+            flat.map((f) => (f.role === 'honeypot' ? 0 : f.text.length)),
+            this.settings.maxChars,
+          )
+        : null;
     for (let fi = 0; fi < flat.length; fi++) {
       const field = flat[fi] as FieldText;
       this.roles.push(field.role);
@@ -103,7 +109,8 @@ export class FeatureExtractor {
       if (lower.length === 0) continue;
       facts.fields++;
       scanChars(scan, text, lower, fi, field.role);
-      if (this.settings.obfuscatedLinks && (isTextual(field.role) || field.role === 'email')) scanObfuscatedLinks(scan, lower, fi, field.role);
+      if (this.settings.obfuscatedLinks && (isTextual(field.role) || field.role === 'email'))
+        scanObfuscatedLinks(scan, lower, fi, field.role);
       scanTokens(scan, lower, fi, field.role);
     }
     facts.repeatedFieldText = hasRepeatedText(flat, this.texts);

@@ -23,7 +23,8 @@ const TLD_MAX_LENGTH = Math.max(...[...OBFUSCATED_DOT_TLDS].map((t) => t.length)
 export function scanObfuscatedLinks(s: ScanState, lower: string, fi: number, role: FieldRole): void {
   const n = lower.length;
   for (let at = lower.indexOf('.'); at >= 0; at = lower.indexOf('.', at + 1)) {
-    let a = at, b = at + 1;
+    let a = at,
+      b = at + 1;
     while (a > 0 && lower.charCodeAt(a - 1) === 0x20 && at - a < 2) a--;
     while (b < n && lower.charCodeAt(b) === 0x20 && b - at - 1 < 2) b++;
     if (a === at && b === at + 1) continue; // a plain dot: hostRun's business
@@ -45,7 +46,16 @@ export function scanObfuscatedLinks(s: ScanState, lower: string, fi: number, rol
 }
 
 /** [a, b) is the separator ("  .  " or " dot "): a host must end at a and a known TLD start at b. */
-function obfuscatedAt(s: ScanState, lower: string, a: number, b: number, fi: number, role: FieldRole, tlds: ReadonlySet<string>, sentenceLike: boolean): void {
+function obfuscatedAt(
+  s: ScanState,
+  lower: string,
+  a: number,
+  b: number,
+  fi: number,
+  role: FieldRole,
+  tlds: ReadonlySet<string>,
+  sentenceLike: boolean,
+): void {
   let hs = a;
   while (hs > 0 && isHostChar(lower.charCodeAt(hs - 1))) hs--;
   while (hs < a && (lower.charCodeAt(hs) === 0x2e || lower.charCodeAt(hs) === 0x2d)) hs++;
@@ -54,7 +64,7 @@ function obfuscatedAt(s: ScanState, lower: string, a: number, b: number, fi: num
   while (te < lower.length && lower.charCodeAt(te) >= 0x61 && lower.charCodeAt(te) <= 0x7a) te++;
   // The length first, before any slice: every sentence end gets here.
   if (te - b < TLD_MIN_LENGTH || te - b > TLD_MAX_LENGTH) return;
-  if (te < lower.length && (CHAR_CLASS[lower.charCodeAt(te)] === WORD)) return;
+  if (te < lower.length && CHAR_CLASS[lower.charCodeAt(te)] === WORD) return;
   // "www.site. com": hostRun already counted www.site as a link.
   const counted = lower.startsWith('www.', hs);
   if (sentenceLike && !counted && lower.charCodeAt(te) !== 0x2f) return;

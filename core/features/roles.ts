@@ -3,15 +3,18 @@ import { hasNoSpaceChar } from './char-class.ts';
 /** What a form field holds, judged from its name (and, for opaque names like `input_4`, its value). */
 export type FieldRole = 'name' | 'email' | 'url' | 'message' | 'honeypot' | 'other';
 
-const HONEYPOT = /(^_?gotcha$|honey[_-]?pot|^honey$|^hp[_-]|(website|url|e?mail|field)[_-]?hp$|_hp_|(^|[_-])(bot|spam)?[_-]?trap$|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
+const HONEYPOT =
+  /(^_?gotcha$|honey[_-]?pot|^honey$|^hp[_-]|(website|url|e?mail|field)[_-]?hp$|_hp_|(^|[_-])(bot|spam)?[_-]?trap$|(^|[_-])(fax|website|url)[_-]?(hidden|confirm|check|2)$|^leave[_-]?(this[_-]?)?(blank|empty)|^do[_-]?not[_-]?fill|^bot[_-]?field)/;
 // WPForms' honeypot is `wpforms[hp]`, but Korean and Indonesian forms call the mobile number hp (`hp`, `mb_hp`,
 // `no_hp`): a field so named is a honeypot unless it holds a phone number.
 const HP = /(^|[_-])hp$/;
 const PHONE = /^\+?[\d\s()./-]{7,24}$/;
 const EMAIL = /(^|[^a-z])e?-?mail|courriel|correo/;
 const URL = /(^|[^a-z])(url|website|web|site|homepage|home[_-]?page|link|linkedin|portfolio)([^a-z]|$)/;
-const NAME = /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|surname|nom|nombre|vorname|nachname)([^a-z]|$)|name$|^(first|last|middle)$/;
-const MESSAGE = /(message|msg|comment|body|text|content|enquiry|inquiry|question|detail|description|note|request|subject|cover|letter|about|remark|feedback|answer|reason|nachricht|mensaje|mensagem|sujet|betreff|^a$)/;
+const NAME =
+  /(^|[^a-z])(name|firstname|lastname|fullname|fname|lname|author|surname|nom|nombre|vorname|nachname)([^a-z]|$)|name$|^(first|last|middle)$/;
+const MESSAGE =
+  /(message|msg|comment|body|text|content|enquiry|inquiry|question|detail|description|note|request|subject|cover|letter|about|remark|feedback|answer|reason|nachricht|mensaje|mensagem|sujet|betreff|^a$)/;
 const NOT_NAME = /(user|company|business|file|domain|room|host|form|org|product|event|page)[_-]?name/;
 
 /**

@@ -42,7 +42,8 @@ export function structureIds(f: Facts): string[] {
   }
   if (letterScripts >= 2) ids.push('script-mix');
   if (f.mixedScriptWords > 0) ids.push('mixed-script-word');
-  if (f.gibberishWords > 0) ids.push(f.gibberishWords >= 2 && f.gibberishWords * 5 >= f.longLatinWords ? 'gibberish=many' : 'gibberish=some');
+  if (f.gibberishWords > 0)
+    ids.push(f.gibberishWords >= 2 && f.gibberishWords * 5 >= f.longLatinWords ? 'gibberish=many' : 'gibberish=some');
   if (f.honeypot !== 'none') ids.push(HONEYPOT_IDS[f.honeypot]);
   if (f.disposableDomain) ids.push('disposable-email');
   if (f.shortener) ids.push('shortener');
@@ -62,7 +63,17 @@ function bucket(x: number, upper: readonly number[]): number {
 // Facts that say something is absent, or that hold for most text (measured share of data/'s 9,451 records with
 // the shipped model in docs/model.md): the model reads them as the start of an ordinary message, so they are
 // not evidence about this one, and the reasoning never names them.
-const NOT_EVIDENCE = new Set(['links=0', 'digits=none', 'digits=few', 'caps=low', 'caps=normal', 'symbols=few', 'symbols=some', 'length=0', 'honeypot-empty']);
+const NOT_EVIDENCE = new Set([
+  'links=0',
+  'digits=none',
+  'digits=few',
+  'caps=low',
+  'caps=normal',
+  'symbols=few',
+  'symbols=some',
+  'length=0',
+  'honeypot-empty',
+]);
 
 /**
  * Whether structure fact `id` is something a person can see in the submission and would accept as a reason:
@@ -86,7 +97,8 @@ export function describeStructure(id: string, f: Facts): string {
     if (id === 'caps=low') return f.upper === 0 ? 'no capital letters' : 'little use of capitals';
     return `${pct}% capital letters`;
   }
-  if (id.startsWith('digits=')) return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
+  if (id.startsWith('digits='))
+    return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
   if (id.startsWith('symbols=')) return id === 'symbols=few' ? 'few symbols' : 'many symbols and punctuation marks';
   if (id.startsWith('script:')) return `${id.slice(7)} script`;
   if (id.startsWith('length=')) {
@@ -94,26 +106,48 @@ export function describeStructure(id: string, f: Facts): string {
     const fields = f.messageFields > 1 ? ` in ${f.messageFields} message fields` : '';
     return `a ${lengthWord(f.messageChars)} message (${f.messageChars} ${f.messageChars === 1 ? 'character' : 'characters'}${fields})`;
   }
-  if (id.startsWith('gibberish=')) return `gibberish-looking words (${f.gibberishExamples.slice(0, 2).map((w) => `'${w}'`).join(', ')})`;
+  if (id.startsWith('gibberish='))
+    return `gibberish-looking words (${f.gibberishExamples
+      .slice(0, 2)
+      .map((w) => `'${w}'`)
+      .join(', ')})`;
   switch (id) {
-    case 'obfuscated-link': return 'a link written with spaces or "dot" to dodge link filters';
-    case 'markup-link': return 'HTML or BBCode link markup';
-    case 'mostly-links': return f.links === 1 ? 'a message that is a link and little else' : 'a message that is links and little else';
-    case 'link-in-name': return 'a link in the name field';
-    case 'email-in-name': return 'an email address in the name field';
-    case 'long-name': return `a name of ${f.nameTokens} words`;
-    case 'email-in-text': return 'an email address in the message';
-    case 'repeat-run': return `a character repeated ${f.maxRepeat} times in a row`;
-    case 'script-mix': return 'several writing systems mixed';
-    case 'mixed-script-word': return 'words mixing look-alike letters of different alphabets';
-    case 'honeypot-filled': return 'a hidden honeypot field filled in';
-    case 'honeypot-empty': return 'the hidden honeypot field left empty';
-    case 'disposable-email': return `a disposable email address (${f.disposableDomain ?? ''})`;
-    case 'shortener': return `a shortened link (${f.shortener ?? ''})`;
-    case 'spaced-letters': return 'words spelled out with spaces between the letters';
-    case 'repeated-field-text': return 'the same text in several fields';
-    case 'template': return 'an unfilled template ({$NAME} placeholders or {a|b} spintax)';
-    default: return id;
+    case 'obfuscated-link':
+      return 'a link written with spaces or "dot" to dodge link filters';
+    case 'markup-link':
+      return 'HTML or BBCode link markup';
+    case 'mostly-links':
+      return f.links === 1 ? 'a message that is a link and little else' : 'a message that is links and little else';
+    case 'link-in-name':
+      return 'a link in the name field';
+    case 'email-in-name':
+      return 'an email address in the name field';
+    case 'long-name':
+      return `a name of ${f.nameTokens} words`;
+    case 'email-in-text':
+      return 'an email address in the message';
+    case 'repeat-run':
+      return `a character repeated ${f.maxRepeat} times in a row`;
+    case 'script-mix':
+      return 'several writing systems mixed';
+    case 'mixed-script-word':
+      return 'words mixing look-alike letters of different alphabets';
+    case 'honeypot-filled':
+      return 'a hidden honeypot field filled in';
+    case 'honeypot-empty':
+      return 'the hidden honeypot field left empty';
+    case 'disposable-email':
+      return `a disposable email address (${f.disposableDomain ?? ''})`;
+    case 'shortener':
+      return `a shortened link (${f.shortener ?? ''})`;
+    case 'spaced-letters':
+      return 'words spelled out with spaces between the letters';
+    case 'repeated-field-text':
+      return 'the same text in several fields';
+    case 'template':
+      return 'an unfilled template ({$NAME} placeholders or {a|b} spintax)';
+    default:
+      return id;
   }
 }
 

@@ -29,7 +29,10 @@ form.addEventListener('submit', async (event) => {
   }
   button.disabled = false;
   if (result.outcome === 'spam') {
-    show('spam', `Not sent: this message looks like spam (confidence ${result.confidence.toFixed(2)}). If it is not, please reword it, or write to us by e-mail.`);
+    show(
+      'spam',
+      `Not sent: this message looks like spam (confidence ${result.confidence.toFixed(2)}). If it is not, please reword it, or write to us by e-mail.`,
+    );
   } else {
     show('blocked', 'Not sent: this page is not allowed to use the spam check (its address is not on the form’s list).');
   }

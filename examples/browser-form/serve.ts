@@ -12,12 +12,28 @@ const port = Number(env.PORT ?? 8080);
 const serviceUrl = env.FORMGUARD_URL ?? 'http://127.0.0.1:3000';
 const mailDir = path.resolve(env.MAIL_DIR ?? path.join(here, 'mail'));
 
-const bundle = await build({ entryPoints: [path.join(here, '../../clients/js/src/index.ts')], bundle: true, format: 'esm', target: 'es2022', write: false, logLevel: 'warning' });
+const bundle = await build({
+  entryPoints: [path.join(here, '../../clients/js/src/index.ts')],
+  bundle: true,
+  format: 'esm',
+  target: 'es2022',
+  write: false,
+  logLevel: 'warning',
+});
 const files: Record<string, { type: string; body: string }> = {
-  '/': { type: 'text/html; charset=utf-8', body: (await readFile(path.join(here, 'index.html'), 'utf8')).replace('data-formguard-url="http://127.0.0.1:3000"', `data-formguard-url="${serviceUrl}"`) },
+  '/': {
+    type: 'text/html; charset=utf-8',
+    body: (await readFile(path.join(here, 'index.html'), 'utf8')).replace(
+      'data-formguard-url="http://127.0.0.1:3000"',
+      `data-formguard-url="${serviceUrl}"`,
+    ),
+  },
   '/form.js': { type: 'text/javascript; charset=utf-8', body: await readFile(path.join(here, 'form.js'), 'utf8') },
   '/formguard-client.js': { type: 'text/javascript; charset=utf-8', body: bundle.outputFiles[0]?.text ?? '' },
-  '/thanks': { type: 'text/html; charset=utf-8', body: '<!doctype html><meta charset="utf-8"><title>Thank you</title><h1>Thank you</h1><p>We got your message.</p>' },
+  '/thanks': {
+    type: 'text/html; charset=utf-8',
+    body: '<!doctype html><meta charset="utf-8"><title>Thank you</title><h1>Thank you</h1><p>We got your message.</p>',
+  },
 };
 
 const server = createServer((req, res) => {
@@ -29,7 +45,10 @@ const server = createServer((req, res) => {
     req.on('end', () => {
       void (async () => {
         await mkdir(mailDir, { recursive: true });
-        await appendFile(path.join(mailDir, 'inbox.jsonl'), `${JSON.stringify({ receivedAt: new Date().toISOString(), ...Object.fromEntries(new URLSearchParams(body)) })}\n`);
+        await appendFile(
+          path.join(mailDir, 'inbox.jsonl'),
+          `${JSON.stringify({ receivedAt: new Date().toISOString(), ...Object.fromEntries(new URLSearchParams(body)) })}\n`,
+        );
         res.writeHead(303, { location: '/thanks' }).end();
       })();
     });

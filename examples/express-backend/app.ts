@@ -45,7 +45,11 @@ export function buildContactApp(options: ContactAppOptions): FastifyInstance {
     baseUrl: options.formguardUrl,
     apiKey: options.apiKey,
     // Say when the service gave no verdict (the post still goes through); never log the post itself.
-    onFailure: (f) => app.log.warn({ reason: f.reason, status: f.status, submissionId: f.submissionId, attempts: f.attempts }, 'formguard gave no verdict; the post was let through'),
+    onFailure: (f) =>
+      app.log.warn(
+        { reason: f.reason, status: f.status, submissionId: f.submissionId, attempts: f.attempts },
+        'formguard gave no verdict; the post was let through',
+      ),
   });
 
   // A browser posts the form URL-encoded; Fastify reads JSON only unless told.
@@ -60,12 +64,16 @@ export function buildContactApp(options: ContactAppOptions): FastifyInstance {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const post: ContactPost = { name: field(body, 'name'), email: field(body, 'email'), message: field(body, 'message') };
     const result = await formguard.verify({ formId: options.formId, payload: { ...post }, origin: options.pageUrl });
-    const note = result.outcome === 'failed-open' ? { outcome: result.outcome, reason: result.reason, submissionId: result.submissionId } : { outcome: result.outcome, ...('submissionId' in result ? { submissionId: result.submissionId } : {}) };
+    const note =
+      result.outcome === 'failed-open'
+        ? { outcome: result.outcome, reason: result.reason, submissionId: result.submissionId }
+        : { outcome: result.outcome, ...('submissionId' in result ? { submissionId: result.submissionId } : {}) };
     if (result.allow) {
       await options.mailbox.deliver(post, note);
     } else {
       // Spam, or blocked (this backend's pageUrl is not on the form's list: fix the tenants file). Held, not lost.
-      if (result.outcome === 'blocked') req.log.error({ reason: result.reason }, 'formguard blocked this backend: add its page to the form’s allowed referrers');
+      if (result.outcome === 'blocked')
+        req.log.error({ reason: result.reason }, 'formguard blocked this backend: add its page to the form’s allowed referrers');
       await options.mailbox.hold(post, note);
     }
     // The same answer either way: a spammer learns nothing from it.

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import { DEFAULT_SHADOW_PREFIX } from '../../core/classifier/shadow-store.ts';
 
 // Empty strings from shells and .env files mean "unset", not "invalid".
-const unsetIfEmpty = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
+const unsetIfEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
 const optionalString = unsetIfEmpty(z.string().optional());
 // Decimal only, surrounding spaces ignored: Number() reads " " as 0 (PORT " " listened on a random port, a timeout
 // of " " turned the limit off) and "0x10" as 16.
@@ -25,7 +26,9 @@ const number = (def: number) =>
 // that is not a database number into SELECT NaN, which threw out of the process as an uncaught Redis error.
 const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' })
-  .refine((u) => !URL.canParse(u) || /^\/?\d*$/.test(new URL(u).pathname), { error: 'the path, if any, must be a database number (redis://host:6379/0)' });
+  .refine((u) => !URL.canParse(u) || /^\/?\d*$/.test(new URL(u).pathname), {
+    error: 'the path, if any, must be a database number (redis://host:6379/0)',
+  });
 
 /** A seed node of a Redis Cluster, as REDIS_CLUSTER_NODES lists them. */
 export interface RedisNode {
@@ -46,8 +49,16 @@ const redisClusterNodes = optionalString.transform((raw, ctx): readonly RedisNod
       nodes.push({ host: m[1] ?? m[2] ?? '', port });
       continue;
     }
-    const why = entry === '' ? 'an empty entry (a stray comma?)' : /^[a-z]+:\/\//i.test(entry) ? `"${entry.replace(/\/\/[^@/]*@/, '//…@')}" is a URL` : `"${entry}" is not host:port`;
-    ctx.addIssue({ code: 'custom', message: `${why}: list the cluster's seed nodes as host:port, separated by commas (e.g. 10.0.0.5:7000,10.0.0.6:7000)` });
+    const why =
+      entry === ''
+        ? 'an empty entry (a stray comma?)'
+        : /^[a-z]+:\/\//i.test(entry)
+          ? `"${entry.replace(/\/\/[^@/]*@/, '//…@')}" is a URL`
+          : `"${entry}" is not host:port`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${why}: list the cluster's seed nodes as host:port, separated by commas (e.g. 10.0.0.5:7000,10.0.0.6:7000)`,
+    });
     return z.NEVER;
   }
   return nodes;
@@ -58,7 +69,10 @@ const workers = unsetIfEmpty(z.string().default('1')).transform((raw, ctx): numb
   const v = raw.trim();
   if (v === 'auto') return availableParallelism();
   if (/^\d{1,4}$/.test(v) && Number(v) >= 1) return Number(v);
-  ctx.addIssue({ code: 'custom', message: `"${raw}": a whole number of service processes (1 or more), or auto for one per available core (${availableParallelism()} here)` });
+  ctx.addIssue({
+    code: 'custom',
+    message: `"${raw}": a whole number of service processes (1 or more), or auto for one per available core (${availableParallelism()} here)`,
+  });
   return z.NEVER;
 });
 
@@ -106,7 +120,13 @@ const trustProxy = unsetIfEmpty(z.string().default('false')).transform((raw, ctx
   const proxies = v.split(',').map((e) => e.trim());
   const bad = proxies.find((e) => !isProxyAddress(e));
   if (hops === null && !/^\d+$/.test(v) && bad === undefined) return { proxies };
-  const why = /^\d+$/.test(v) ? `a hop count is written hops:${v} (a bare 1 means true)` : hops !== null ? 'hops:<n> needs n ≥ 1' : bad === v ? 'not a recognised value' : `"${bad}" is not an IP address or CIDR`;
+  const why = /^\d+$/.test(v)
+    ? `a hop count is written hops:${v} (a bare 1 means true)`
+    : hops !== null
+      ? 'hops:<n> needs n ≥ 1'
+      : bad === v
+        ? 'not a recognised value'
+        : `"${bad}" is not an IP address or CIDR`;
   ctx.addIssue({
     code: 'custom',
     message: `"${raw}": ${why}. Use false/0, true/1, hops:<n> (e.g. hops:1), or a comma-separated list of proxy IPs/CIDRs (e.g. 10.0.0.0/8,192.0.2.7)`,
@@ -138,7 +158,13 @@ export const envSchema = z.object({
   SHADOW_SAMPLE_RATE: number(DEFAULT_SHADOW_SAMPLE_RATE).pipe(z.number().min(0).max(1)),
   SHADOW_PREFIX: unsetIfEmpty(z.string().min(1).default(DEFAULT_SHADOW_PREFIX)),
   LOG_LEVEL: unsetIfEmpty(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
-  BODY_LIMIT: number(64 * 1024).pipe(z.number().int().min(1024).max(16 * 1024 * 1024)),
+  BODY_LIMIT: number(64 * 1024).pipe(
+    z
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024),
+  ),
   TRUST_PROXY: trustProxy,
   // Node's default (0) lets a client that stops sending mid-request hold its connection forever.
   REQUEST_TIMEOUT_MS: number(30_000).pipe(z.number().int().min(0)),
@@ -172,10 +198,18 @@ export const envSchema = z.object({
 // Rules across variables; envSchema stays a plain object so its shape lists every variable.
 const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
   if (env.ADMIN_PORT !== 'off' && env.ADMIN_PORT !== 0 && env.ADMIN_PORT === env.PORT) {
-    ctx.addIssue({ code: 'custom', path: ['ADMIN_PORT'], message: `must differ from PORT (${env.PORT}): /metrics and /docs are kept off the public port` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ADMIN_PORT'],
+      message: `must differ from PORT (${env.PORT}): /metrics and /docs are kept off the public port`,
+    });
   }
   if (env.REDIS_URL !== undefined && env.REDIS_CLUSTER_NODES !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['REDIS_CLUSTER_NODES'], message: 'set REDIS_URL (one Redis server) or REDIS_CLUSTER_NODES (a Redis Cluster), not both' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_CLUSTER_NODES'],
+      message: 'set REDIS_URL (one Redis server) or REDIS_CLUSTER_NODES (a Redis Cluster), not both',
+    });
   }
   const redis = env.REDIS_URL !== undefined || env.REDIS_CLUSTER_NODES !== undefined;
   if (env.WORKERS > 1 && !redis && !env.ALLOW_PER_WORKER_LIMITS) {

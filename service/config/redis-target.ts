@@ -4,13 +4,17 @@ import type { RedisNode } from './env.ts';
 import { CheckedRedis, createRedis } from './redis.ts';
 
 /** What REDIS_URL or REDIS_CLUSTER_NODES names: one Redis server, or the seed nodes of a Redis Cluster. */
-export type RedisTarget = { readonly kind: 'server'; readonly url: string } | { readonly kind: 'cluster'; readonly nodes: readonly RedisNode[] };
+export type RedisTarget =
+  { readonly kind: 'server'; readonly url: string } | { readonly kind: 'cluster'; readonly nodes: readonly RedisNode[] };
 
 /** A connection to either: everything that uses Redis takes this, and sends only single-slot commands and scripts. */
 export type RedisClient = Redis | Cluster;
 
 /** The Redis the environment names, or undefined without one (the parsed env never holds both). */
-export function redisTarget(env: { readonly REDIS_URL?: string | undefined; readonly REDIS_CLUSTER_NODES?: readonly RedisNode[] | undefined }): RedisTarget | undefined {
+export function redisTarget(env: {
+  readonly REDIS_URL?: string | undefined;
+  readonly REDIS_CLUSTER_NODES?: readonly RedisNode[] | undefined;
+}): RedisTarget | undefined {
   if (env.REDIS_CLUSTER_NODES !== undefined) return { kind: 'cluster', nodes: env.REDIS_CLUSTER_NODES };
   if (env.REDIS_URL !== undefined) return { kind: 'server', url: env.REDIS_URL };
   return undefined;
@@ -23,7 +27,10 @@ export function describeRedis(target: RedisTarget): string {
 }
 
 /** Per-node options; those a Cluster manages itself (retries, offline queue) are given separately. */
-export type ConnectionOptions = Omit<RedisOptions, 'host' | 'port' | 'path' | 'retryStrategy' | 'enableOfflineQueue' | 'db' | 'replyMapping'> & {
+export type ConnectionOptions = Omit<
+  RedisOptions,
+  'host' | 'port' | 'path' | 'retryStrategy' | 'enableOfflineQueue' | 'db' | 'replyMapping'
+> & {
   readonly enableOfflineQueue?: boolean;
   /** Delay before reconnect attempt `attempt` (a Cluster's retry of its seed nodes). */
   readonly retryDelayMs?: (attempt: number) => number;

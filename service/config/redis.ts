@@ -12,7 +12,9 @@ export class RedisDatabaseError extends Error {
     where: string,
     reply: string,
   ) {
-    const hint = /out of range|invalid DB index/i.test(reply) ? '; a default server has 16 databases, 0 to 15 (its "databases" setting)' : '';
+    const hint = /out of range|invalid DB index/i.test(reply)
+      ? '; a default server has 16 databases, 0 to 15 (its "databases" setting)'
+      : '';
     super(`REDIS_URL names database ${db}, which the Redis server at ${where} refused (SELECT ${db}: "${reply}")${hint}`);
   }
 }
@@ -33,17 +35,27 @@ export class CheckedRedis extends Redis {
   constructor(options: CheckedRedisOptions);
   constructor(urlOrOptions: string | CheckedRedisOptions, options: CheckedRedisOptions = {}) {
     // ioredis reads (url, options) and a single options object (what duplicate() passes) alike.
-    super(...((typeof urlOrOptions === 'string' ? [urlOrOptions, options] : [{ ...urlOrOptions, ...options }]) as [string, CheckedRedisOptions]));
+    super(
+      ...((typeof urlOrOptions === 'string' ? [urlOrOptions, options] : [{ ...urlOrOptions, ...options }]) as [
+        string,
+        CheckedRedisOptions,
+      ]),
+    );
     // Registered first, so every other 'error' listener already sees databaseError.
     this.on('error', (err: Error & { command?: { name?: string } }) => {
       if (err.command?.name !== 'select') return;
-      this.#databaseError = new RedisDatabaseError(this.options.db ?? 0, `${this.options.host ?? ''}:${this.options.port ?? ''}`, err.message);
+      this.#databaseError = new RedisDatabaseError(
+        this.options.db ?? 0,
+        `${this.options.host ?? ''}:${this.options.port ?? ''}`,
+        err.message,
+      );
       // Still in the handshake: the ready check has not run, so no command has reached database 0.
       this.disconnect(true);
     });
     this.on('ready', () => (this.#databaseError = undefined));
     // ioredis's duplicate() builds a plain Redis; BullMQ's worker duplicates its connection for blocking reads.
-    this.duplicate = ((override?: Partial<RedisOptions>) => new CheckedRedis({ ...this.options, ...override } as CheckedRedisOptions)) as Redis['duplicate'];
+    this.duplicate = ((override?: Partial<RedisOptions>) =>
+      new CheckedRedis({ ...this.options, ...override } as CheckedRedisOptions)) as Redis['duplicate'];
   }
 
   /** Why the last connection was dropped: its database was refused. Undefined once a connection is ready. */
@@ -88,7 +100,11 @@ export function createRedis(url: string, log: Logger): CheckedRedis {
     if (Date.now() - lastWarn < 10_000) return;
     lastWarn = Date.now();
     const databaseError = redis.databaseError;
-    if (databaseError !== undefined) log.error({ err: { message: databaseError.message } }, 'redis refused the database in REDIS_URL; not using Redis until it accepts it');
+    if (databaseError !== undefined)
+      log.error(
+        { err: { message: databaseError.message } },
+        'redis refused the database in REDIS_URL; not using Redis until it accepts it',
+      );
     else log.warn({ err: { message: err.message } }, 'redis connection error');
   });
   return redis;

@@ -9,7 +9,9 @@ export type TenantsFileChoice = { readonly file: string; readonly example: boole
 export function chooseTenantsFile(env: Pick<Env, 'TENANTS_FILE' | 'NODE_ENV'>): TenantsFileChoice {
   if (env.TENANTS_FILE !== undefined) return { file: path.resolve(env.TENANTS_FILE), example: false };
   if (env.NODE_ENV === 'production') {
-    throw new ConfigError('Invalid configuration:\n  TENANTS_FILE: required when NODE_ENV=production (the example file holds a public demo key)');
+    throw new ConfigError(
+      'Invalid configuration:\n  TENANTS_FILE: required when NODE_ENV=production (the example file holds a public demo key)',
+    );
   }
   return { file: EXAMPLE_TENANTS_FILE, example: true };
 }

@@ -33,7 +33,13 @@ export function rateLimitedBody(retryAfter: number, processingTime: number) {
 }
 
 export function internalErrorBody(submissionId: string, processingTime: number) {
-  return { error: 'Internal server error' as const, status: 'error' as const, confidence: 0 as const, submissionId, processingTime: ms(processingTime) };
+  return {
+    error: 'Internal server error' as const,
+    status: 'error' as const,
+    confidence: 0 as const,
+    submissionId,
+    processingTime: ms(processingTime),
+  };
 }
 
 export function plainErrorBody(error: string) {

@@ -30,7 +30,11 @@ function declaresOtherCharset(contentType: string | undefined): boolean {
  * "not valid JSON".
  */
 export function useJsonBodyParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error') as (request: unknown, body: string, done: (err: Error | null, value?: unknown) => void) => void;
+  const parse = app.getDefaultJsonParser('error', 'error') as (
+    request: unknown,
+    body: string,
+    done: (err: Error | null, value?: unknown) => void,
+  ) => void;
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (declaresOtherCharset(request.headers['content-type'])) {
       done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(), undefined);

@@ -42,7 +42,8 @@ function parseEntry(raw: string): Entry | string {
   }
   // A wildcard stands for hosts under it, so one of those is what the URL parser must read ("*.127.0.0.1" has none).
   const under = canonicalHost(`x.${written}`);
-  if (!under.startsWith('x.')) return `${q(raw)}: the URL parser cannot read a host under it, so no request would ever match it (a wildcard needs a domain name)`;
+  if (!under.startsWith('x.'))
+    return `${q(raw)}: the URL parser cannot read a host under it, so no request would ever match it (a wildcard needs a domain name)`;
   return { wildcard, host: under.slice(1), port };
 }
 

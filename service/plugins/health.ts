@@ -18,7 +18,13 @@ async function redisAnswers(redis: RedisClient, timeoutMs: number): Promise<bool
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
   try {
-    return await Promise.race([redis.ping().then((r) => r === 'PONG', () => false), timeout]);
+    return await Promise.race([
+      redis.ping().then(
+        (r) => r === 'PONG',
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -63,7 +69,8 @@ export default fp<HealthOptions>(
       if (state.kind === 'loading') problems.push('model is loading');
       if (state.kind === 'failed') problems.push('model failed to load');
       const redisState = redis === undefined ? {} : { ...(await redisHealth(redis, timeoutMs)), ...opts.redisDetail?.() };
-      if (problems.length > 0) return reply.code(503).send({ status: 'not-ready', problems: [...problems, ...opts.model.problems], ...redisState });
+      if (problems.length > 0)
+        return reply.code(503).send({ status: 'not-ready', problems: [...problems, ...opts.model.problems], ...redisState });
       // A model the record names that cannot be loaded leaves the current one serving: ready, with the problem said.
       const later = opts.model.problems;
       return {

@@ -30,7 +30,12 @@ export default fp<MetricsOptions>(
   async (app, opts) => {
     const registry = opts.registry ?? new Registry();
     if (opts.collectDefault === true) collectDefaultMetrics({ register: registry, prefix: 'formguard_' });
-    const requests = new Counter({ name: 'formguard_verify_requests_total', help: 'Verify requests by outcome', labelNames: ['outcome'], registers: [registry] });
+    const requests = new Counter({
+      name: 'formguard_verify_requests_total',
+      help: 'Verify requests by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
     const latency = new Histogram({
       name: 'formguard_verify_duration_seconds',
       help: 'Verify answer time inside the service, by outcome',
@@ -38,7 +43,12 @@ export default fp<MetricsOptions>(
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
       registers: [registry],
     });
-    const verdicts = new Counter({ name: 'formguard_verdicts_total', help: 'Verdicts by status', labelNames: ['status'], registers: [registry] });
+    const verdicts = new Counter({
+      name: 'formguard_verdicts_total',
+      help: 'Verdicts by status',
+      labelNames: ['status'],
+      registers: [registry],
+    });
     // With WORKERS > 1 the admin server sums the workers' metrics; a 1 that says which model is loaded must stay 1.
     const model = new Gauge({
       name: 'formguard_model_info',

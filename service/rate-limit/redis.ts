@@ -25,7 +25,14 @@ end
 return {0, prev, curr}
 `;
 
-type HitCommand = (current: string, previous: string, max: number, windowMs: number, elapsedMs: number, algorithm: string) => Promise<[number, number, number]>;
+type HitCommand = (
+  current: string,
+  previous: string,
+  max: number,
+  windowMs: number,
+  elapsedMs: number,
+  algorithm: string,
+) => Promise<[number, number, number]>;
 
 export interface RedisRateLimiterOptions {
   /** Key prefix; each limited key becomes `<prefix>:{<key>}:<window ms>:<window index>` (hash tag: one Cluster slot per key). */

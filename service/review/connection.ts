@@ -38,7 +38,10 @@ function logConnectionState(redis: RedisClient, log: Logger, name: string): void
     if (down) return;
     down = true;
     const refused = redis instanceof CheckedRedis ? redis.databaseError : undefined;
-    log.warn({ connection: name, err: refused?.message ?? err.message }, 'review: Redis unreachable; flagged submissions go to the local spool');
+    log.warn(
+      { connection: name, err: refused?.message ?? err.message },
+      'review: Redis unreachable; flagged submissions go to the local spool',
+    );
   });
   redis.on('ready', () => {
     if (!down) return;

@@ -21,13 +21,22 @@ function counter<L extends string = string>(registry: Registry, name: string, he
 
 /** The review counters on the service's registry (prom-client's default one unless given); safe to call twice. */
 export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetrics {
-  const dropped = counter(registry, 'formguard_review_dropped_total', 'Review jobs lost (neither queued nor spooled), by reason: spool_full, write_failed, error', ['reason']);
+  const dropped = counter(
+    registry,
+    'formguard_review_dropped_total',
+    'Review jobs lost (neither queued nor spooled), by reason: spool_full, write_failed, error',
+    ['reason'],
+  );
   // Every reason present from the start at 0: an alert on increase() sees the first loss, not a new series.
   for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   return {
     queued: counter(registry, 'formguard_review_queued_total', 'Review jobs added to the queue'),
     spooled: counter(registry, 'formguard_review_spooled_total', 'Review jobs written to the local spool while Redis was unreachable'),
     dropped,
-    evicted: counter(registry, 'formguard_review_evicted_total', 'Pending review items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first)'),
+    evicted: counter(
+      registry,
+      'formguard_review_evicted_total',
+      'Pending review items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first)',
+    ),
   };
 }

@@ -22,7 +22,10 @@ export async function openStore(
   }
   const target = redisTarget(env);
   if (target === undefined) {
-    throw new CommandError(`REDIS_URL is not set: the review queue lives in Redis.${opts.withoutRedis === undefined ? '' : ` ${opts.withoutRedis}`}`, 2);
+    throw new CommandError(
+      `REDIS_URL is not set: the review queue lives in Redis.${opts.withoutRedis === undefined ? '' : ` ${opts.withoutRedis}`}`,
+      2,
+    );
   }
   // Checked: a database the server refuses must not read as database 0 (an empty queue, labels from elsewhere).
   const redis = openRedis(target, { maxRetriesPerRequest: 2, connectTimeout: 5_000, lazyConnect: false });
@@ -39,7 +42,10 @@ export async function openStore(
   } catch (err) {
     redis.disconnect();
     const variable = target.kind === 'server' ? 'REDIS_URL' : 'REDIS_CLUSTER_NODES';
-    throw new CommandError(`Cannot reach ${name.replace(/^Redis /, 'Redis at ')} (${variable}): ${(refused() ?? cause ?? (err as Error)).message}`, 2);
+    throw new CommandError(
+      `Cannot reach ${name.replace(/^Redis /, 'Redis at ')} (${variable}): ${(refused() ?? cause ?? (err as Error)).message}`,
+      2,
+    );
   }
   const where = `${name}${redis instanceof CheckedRedis ? ` db ${redis.options.db ?? 0}` : ''}, prefix "${env.BULLMQ_PREFIX}"`;
   return { store: new ReviewStore(redis, { prefix: env.BULLMQ_PREFIX, retentionDays: env.REVIEW_RETENTION_DAYS }), redis, env, where };

@@ -37,15 +37,28 @@ export class PersistenceWatch {
       registry === undefined
         ? undefined
         : ((registry.getSingleMetric('formguard_redis_persistence') as Gauge<'mode'> | undefined) ??
-          new Gauge({ name: 'formguard_redis_persistence', help: 'Redis persistence found at the last (re)connection: 1 for its mode (aof, rdb, none, unknown); none: a restart loses every review item', labelNames: ['mode'], registers: [registry] }));
+          new Gauge({
+            name: 'formguard_redis_persistence',
+            help: 'Redis persistence found at the last (re)connection: 1 for its mode (aof, rdb, none, unknown); none: a restart loses every review item',
+            labelNames: ['mode'],
+            registers: [registry],
+          }));
     this.#onReady = () => {
       void readPersistence(redis).then((mode) => {
         const changed = mode !== this.#mode;
         this.#mode = mode;
         for (const m of MODES) gauge?.set({ mode: m }, m === mode ? 1 : 0);
         if (!changed) return;
-        if (mode === 'none') log.warn({ redisPersistence: mode }, 'redis has no persistence (appendonly no, save ""): a Redis restart loses every review item and label and resets rate limits; set appendonly yes');
-        else if (mode === 'unknown') log.warn({ redisPersistence: mode }, 'redis persistence could not be read (CONFIG GET refused): make sure review items survive a Redis restart (appendonly yes)');
+        if (mode === 'none')
+          log.warn(
+            { redisPersistence: mode },
+            'redis has no persistence (appendonly no, save ""): a Redis restart loses every review item and label and resets rate limits; set appendonly yes',
+          );
+        else if (mode === 'unknown')
+          log.warn(
+            { redisPersistence: mode },
+            'redis persistence could not be read (CONFIG GET refused): make sure review items survive a Redis restart (appendonly yes)',
+          );
         else log.info({ redisPersistence: mode }, 'redis persistence');
       });
     };

@@ -28,17 +28,18 @@ export type ReviewRedisEnv =
   | { readonly REDIS_URL: string; readonly REDIS_CLUSTER_NODES?: undefined }
   | { readonly REDIS_CLUSTER_NODES: readonly RedisNode[]; readonly REDIS_URL?: undefined };
 
-export type ReviewEnv = ReviewRedisEnv & Pick<
-  Env,
-  | 'REVIEW_BAND'
-  | 'REVIEW_SAMPLE_RATE'
-  | 'REVIEW_RETENTION_DAYS'
-  | 'REVIEW_KEEP_FIELDS_DAYS'
-  | 'REVIEW_SPOOL_DIR'
-  | 'REVIEW_SPOOL_MAX_BYTES'
-  | 'REVIEW_MAX_FIELD_BYTES'
-  | 'BULLMQ_PREFIX'
-> &
+export type ReviewEnv = ReviewRedisEnv &
+  Pick<
+    Env,
+    | 'REVIEW_BAND'
+    | 'REVIEW_SAMPLE_RATE'
+    | 'REVIEW_RETENTION_DAYS'
+    | 'REVIEW_KEEP_FIELDS_DAYS'
+    | 'REVIEW_SPOOL_DIR'
+    | 'REVIEW_SPOOL_MAX_BYTES'
+    | 'REVIEW_MAX_FIELD_BYTES'
+    | 'BULLMQ_PREFIX'
+  > &
   Partial<Pick<Env, 'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING'>>;
 
 export interface Review {
@@ -116,8 +117,8 @@ export function startReview(setup: ReviewSetup): Review {
     worker = ingestWorker(workerRedis, bullPrefix, store, log);
   }
   const sweep = () =>
-    void store
-      .retention.sweep()
+    void store.retention
+      .sweep()
       .then((n) => n > 0 && log.info({ removed: n }, 'review: retention sweep'))
       .catch((err: unknown) => log.debug({ err }, 'review: retention sweep skipped'));
   redis.once('ready', sweep);
@@ -134,7 +135,10 @@ export function startReview(setup: ReviewSetup): Review {
     retentionDays: env.REVIEW_RETENTION_DAYS,
     maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
   });
-  log.info({ band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE, retentionDays: env.REVIEW_RETENTION_DAYS }, 'review queue is on (console at /review when moderators are configured)');
+  log.info(
+    { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE, retentionDays: env.REVIEW_RETENTION_DAYS },
+    'review queue is on (console at /review when moderators are configured)',
+  );
   return {
     sink,
     routes,

@@ -25,7 +25,8 @@ export function addAccount(file: TenantsFile, accountId: string, rateLimit?: Rat
 
 export function addForm(file: TenantsFile, accountId: string, formId: string, allowedReferrers: string[]): TenantsFile {
   for (const a of file.accounts) {
-    if (a.forms.some((f) => f.id === formId)) throw new EditError(`form id "${formId}" is already used by account "${a.id}" (form ids are unique across the file)`);
+    if (a.forms.some((f) => f.id === formId))
+      throw new EditError(`form id "${formId}" is already used by account "${a.id}" (form ids are unique across the file)`);
   }
   const next = clone(file);
   account(next, accountId).forms.push({ id: formId, allowedReferrers });
@@ -37,7 +38,11 @@ function form(file: TenantsFile, accountId: string, formId: string) {
   const found = account(file, accountId).forms.find((f) => f.id === formId);
   if (found !== undefined) return found;
   const owner = file.accounts.find((a) => a.forms.some((f) => f.id === formId));
-  throw new EditError(owner === undefined ? `account "${accountId}" has no form "${formId}"` : `form "${formId}" belongs to account "${owner.id}", not "${accountId}"`);
+  throw new EditError(
+    owner === undefined
+      ? `account "${accountId}" has no form "${formId}"`
+      : `form "${formId}" belongs to account "${owner.id}", not "${accountId}"`,
+  );
 }
 
 /** Replaces the form's referrer list; an empty list blocks every request to the form. */
@@ -56,7 +61,12 @@ export function removeForm(file: TenantsFile, accountId: string, formId: string)
 }
 
 /** Returns the new key in clear once; only its hash goes into the file. */
-export function issueKey(file: TenantsFile, accountId: string, keyId?: string, now = new Date()): { file: TenantsFile; key: string; keyId: string } {
+export function issueKey(
+  file: TenantsFile,
+  accountId: string,
+  keyId?: string,
+  now = new Date(),
+): { file: TenantsFile; key: string; keyId: string } {
   const next = clone(file);
   const a = account(next, accountId);
   const id = keyId ?? `key-${now.toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 6)}`;
@@ -89,7 +99,8 @@ export function addModerator(
   const a = account(next, accountId);
   a.moderators ??= [];
   const at = a.moderators.findIndex((m) => m.id === moderatorId);
-  if (opts.replace === true && at < 0) throw new EditError(`account "${accountId}" has no moderator "${moderatorId}" to replace (leave out --replace to add one)`);
+  if (opts.replace === true && at < 0)
+    throw new EditError(`account "${accountId}" has no moderator "${moderatorId}" to replace (leave out --replace to add one)`);
   if (opts.replace !== true && at >= 0) {
     throw new EditError(`account "${accountId}" already has a moderator "${moderatorId}" (--replace gives them a new token)`);
   }

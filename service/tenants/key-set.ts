@@ -10,7 +10,10 @@ const cache = new WeakMap<Tenants, string>();
 export function keySetEpoch(tenants: Tenants): string {
   let epoch = cache.get(tenants);
   if (epoch === undefined) {
-    epoch = createHash('sha256').update([...tenants.keys.keys()].sort().join(',')).digest('hex').slice(0, 12);
+    epoch = createHash('sha256')
+      .update([...tenants.keys.keys()].sort().join(','))
+      .digest('hex')
+      .slice(0, 12);
     cache.set(tenants, epoch);
   }
   return epoch;

@@ -63,7 +63,9 @@ export function parseTenants(text: string, source: string): Tenants {
     // and this message reaches the service's log and the CLI's stderr. Only the place and the kind are told.
     const where = locateJsonError(text);
     throw new TenantsError(
-      where === undefined ? `${source}: not valid JSON` : `${source}: not valid JSON at ${lineAndColumn(text, where.offset)}: ${where.what}`,
+      where === undefined
+        ? `${source}: not valid JSON`
+        : `${source}: not valid JSON at ${lineAndColumn(text, where.offset)}: ${where.what}`,
     );
   }
   const result = tenantsFileSchema.safeParse(json);

@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { referrerEntryProblem } from '../origin/matcher.ts';
 
 const sha256Hex = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the hex SHA-256 of the key (64 hex digits)');
-const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'may hold letters, digits and . _ : - only');
+const id = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'may hold letters, digits and . _ : - only');
 
 // Strict objects: a typo such as "allowedReferers" must stop start-up, not silently drop a rule.
 export const credentialSchema = z.strictObject({

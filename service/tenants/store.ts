@@ -9,7 +9,8 @@ export interface TenantsSource {
   readonly current: Tenants;
 }
 
-export type ReloadResult = { readonly kind: 'reloaded' } | { readonly kind: 'unchanged' } | { readonly kind: 'rejected'; readonly reason: string };
+export type ReloadResult =
+  { readonly kind: 'reloaded' } | { readonly kind: 'unchanged' } | { readonly kind: 'rejected'; readonly reason: string };
 
 /**
  * Why an edit that leaves no account, or no API key, is refused: every client would get 401 (and soon 429 from the

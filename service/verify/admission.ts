@@ -147,11 +147,14 @@ export class Admission {
   /** While requests wait, stalled bodies are looked for every stallMs / 4. */
   #sweepSoon(): void {
     if (this.#sweeper !== undefined) return;
-    this.#sweeper = setTimeout(() => {
-      this.#sweeper = undefined;
-      this.sweep();
-      if (this.#waiting.length > 0) this.#sweepSoon();
-    }, Math.max(10, this.#o.stallMs / 4));
+    this.#sweeper = setTimeout(
+      () => {
+        this.#sweeper = undefined;
+        this.sweep();
+        if (this.#waiting.length > 0) this.#sweepSoon();
+      },
+      Math.max(10, this.#o.stallMs / 4),
+    );
     this.#sweeper.unref();
   }
 

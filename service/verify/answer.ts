@@ -1,12 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import {
-  blockedBody,
-  formNotFoundBody,
-  internalErrorBody,
-  invalidKeyBody,
-  ms,
-  rateLimitedBody,
-} from '../http/bodies.ts';
+import { blockedBody, formNotFoundBody, internalErrorBody, invalidKeyBody, ms, rateLimitedBody } from '../http/bodies.ts';
 import type { Audit } from './audit.ts';
 import type { VerifyOutcome } from './outcome.ts';
 
@@ -36,7 +29,10 @@ export function answer(reply: FastifyReply, outcome: VerifyOutcome, audit: Audit
       return reply.code(401).send(invalidKeyBody());
     case 'key-guessing':
       audit.outcome = 'key-guessing';
-      return reply.code(429).header('retry-after', String(outcome.retryAfterSeconds)).send(rateLimitedBody(outcome.retryAfterSeconds, elapsed));
+      return reply
+        .code(429)
+        .header('retry-after', String(outcome.retryAfterSeconds))
+        .send(rateLimitedBody(outcome.retryAfterSeconds, elapsed));
     case 'form-not-found':
       audit.outcome = 'form-not-found';
       return reply.code(404).send(formNotFoundBody(outcome.formId));
@@ -45,7 +41,10 @@ export function answer(reply: FastifyReply, outcome: VerifyOutcome, audit: Audit
       return reply.code(403).send(blockedBody(outcome.reason, elapsed));
     case 'rate-limited':
       audit.outcome = 'rate-limited';
-      return reply.code(429).header('retry-after', String(outcome.retryAfterSeconds)).send(rateLimitedBody(outcome.retryAfterSeconds, elapsed));
+      return reply
+        .code(429)
+        .header('retry-after', String(outcome.retryAfterSeconds))
+        .send(rateLimitedBody(outcome.retryAfterSeconds, elapsed));
     case 'not-ready':
       audit.outcome = 'not-ready';
       audit.submissionId = outcome.submissionId;

@@ -84,10 +84,23 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   const verdict = classifier.classify(fields, owner.accountId);
   const submissionId = randomUUID();
   deps.traffic?.record(owner.accountId, form.id, verdict.status);
-  const item: ReviewItem = { submissionId, accountId: owner.accountId, formId: form.id, origin, fields, verdict, receivedAt: new Date().toISOString() };
+  const item: ReviewItem = {
+    submissionId,
+    accountId: owner.accountId,
+    formId: form.id,
+    origin,
+    fields,
+    verdict,
+    receivedAt: new Date().toISOString(),
+  };
   const shadow = deps.model.shadow;
   const sampling = deps.shadow;
-  if (shadow !== undefined && sampling !== undefined && sampling.sampleRate > 0 && (sampling.random ?? Math.random)() < sampling.sampleRate) {
+  if (
+    shadow !== undefined &&
+    sampling !== undefined &&
+    sampling.sampleRate > 0 &&
+    (sampling.random ?? Math.random)() < sampling.sampleRate
+  ) {
     // setImmediate runs after this turn's I/O, the answer's write included: the shadow never delays an answer.
     setImmediate(() => scoreInShadow(deps, sampling, shadow, item));
   } else {
@@ -124,7 +137,17 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
   const queued = offerForReview(deps, item, other);
   const score = (v: Verdict) => ({ version: v.modelVersion, status: v.status, spamProbability: v.spamProbability });
   void sampling.sink
-    ?.record({ submissionId: item.submissionId, accountId: item.accountId, formId: item.formId, receivedAt: item.receivedAt, active: score(item.verdict), shadow: score(other) }, queued)
+    ?.record(
+      {
+        submissionId: item.submissionId,
+        accountId: item.accountId,
+        formId: item.formId,
+        receivedAt: item.receivedAt,
+        active: score(item.verdict),
+        shadow: score(other),
+      },
+      queued,
+    )
     .catch((err: unknown) => deps.log?.warn({ err }, 'shadow sink threw'));
 }
 
@@ -142,8 +165,15 @@ function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): b
       // The sink caps sizes for what it actually queues, so the common unqueued case costs nothing.
       fields: item.fields,
       truncated: false,
-      verdict: { status: item.verdict.status, confidence: item.verdict.confidence, reasoning: item.verdict.reasoning, modelVersion: item.verdict.modelVersion },
-      ...(shadow === undefined ? {} : { shadow: { status: shadow.status, confidence: shadow.confidence, modelVersion: shadow.modelVersion } }),
+      verdict: {
+        status: item.verdict.status,
+        confidence: item.verdict.confidence,
+        reasoning: item.verdict.reasoning,
+        modelVersion: item.verdict.modelVersion,
+      },
+      ...(shadow === undefined
+        ? {}
+        : { shadow: { status: shadow.status, confidence: shadow.confidence, modelVersion: shadow.modelVersion } }),
     });
   } catch (err) {
     // The sink promises not to throw; if it does, the caller still gets its verdict.

@@ -71,7 +71,8 @@ export function createErrorHandler(bodyLimit: number) {
     if (status >= 400 && status < 500) {
       note(request, reply, 'invalid-params');
       // A body cut off by a closed connection (the client left, or REQUEST_TIMEOUT_MS answered 408 and closed it) has no one to answer.
-      if (request.raw.socket?.destroyed === true) request.log.debug({ code: error.code }, 'connection closed before the request arrived in full');
+      if (request.raw.socket?.destroyed === true)
+        request.log.debug({ code: error.code }, 'connection closed before the request arrived in full');
       else request.log.info({ code: error.code, statusCode: status }, 'client error');
       return reply.code(status).send(plainErrorBody(PASS_THROUGH_4XX.has(error.code) ? error.message : 'Bad request'));
     }
@@ -93,7 +94,10 @@ export function createFrameworkErrorHandler(errorHandler: ErrorHandler) {
     request.log.info({ code: error.code, statusCode: 400 }, 'URL not decodable');
     if (isConsolePath(request.raw.url ?? '')) {
       // The console's own headers and no CORS, as for every other answer under /review.
-      void reply.code(400).headers(CONSOLE_HEADERS).send(plainErrorBody(`Bad request: ${BAD_URL}`));
+      void reply
+        .code(400)
+        .headers(CONSOLE_HEADERS)
+        .send(plainErrorBody(`Bad request: ${BAD_URL}`));
       return;
     }
     addCorsHeaders(request, reply);

@@ -24,7 +24,8 @@ export class ModelSlot {
         if (this.#state.kind === 'loading') this.#state = { kind: 'ready', classifier };
       },
       (error: unknown) => {
-        if (this.#state.kind === 'loading') this.#state = { kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
+        if (this.#state.kind === 'loading')
+          this.#state = { kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
       },
     );
   }

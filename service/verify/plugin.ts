@@ -56,7 +56,8 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       maxEventLoopUtilization: maxElu,
       sampleInterval: opts.pressureSampleMs ?? 1000,
       // Returning a body makes under-pressure send it; returning nothing lets the request through.
-      pressureHandler: ((request: FastifyRequest, reply: FastifyReply) => (request.method === 'OPTIONS' ? undefined : shed(request, reply))) as unknown as () => void,
+      pressureHandler: ((request: FastifyRequest, reply: FastifyReply) =>
+        request.method === 'OPTIONS' ? undefined : shed(request, reply)) as unknown as () => void,
     });
   }
   if ((opts.maxInFlight ?? 0) > 0) {

@@ -4,8 +4,8 @@ import { z } from 'zod';
 const formFields = z.record(z.string(), z.unknown()).describe('Form fields as submitted; values may be nested objects and arrays');
 
 const base = {
-  apiKey: z.string().min(1).describe('API key of the caller\'s account'),
-  formId: z.string().min(1).describe('Identifier of the form; it must belong to the key\'s account'),
+  apiKey: z.string().min(1).describe("API key of the caller's account"),
+  formId: z.string().min(1).describe("Identifier of the form; it must belong to the key's account"),
 };
 
 // A union rather than a refinement, so the JSON schema (and the OpenAPI) can state "one of the two".
@@ -46,7 +46,7 @@ export const rateLimitedBodySchema = z.object({
 });
 
 export const internalErrorBodySchema = z.object({
-  error: z.literal('Internal server error').describe('The spec\'s text, on 500 and 503 alike'),
+  error: z.literal('Internal server error').describe("The spec's text, on 500 and 503 alike"),
   status: z.literal('error'),
   confidence: z.literal(0),
   submissionId: z.string().uuid().describe('Store it for support; the service logs it with the error'),

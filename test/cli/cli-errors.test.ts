@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../service/config/env.ts';
 import { cli } from './run-cli.ts';
 
-
 const bundledModel = path.join('models', readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '');
 const missing = path.join(repoRoot, 'test/fixtures/training/does-not-exist');
 
@@ -34,4 +33,3 @@ describe('npm run evaluate on an exported labels file', () => {
     expect(overall).toMatchObject({ n: 2, spam: 1 });
   }, 60_000);
 });
-

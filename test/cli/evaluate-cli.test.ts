@@ -20,8 +20,20 @@ function file(name: string, text: string): string {
 
 // The fixture's form records, which the bundled model scores right: spam flagged, legitimate not.
 const forms = readFileSync(path.join(repoRoot, 'test/fixtures/training/forms/mini.jsonl'), 'utf8').split('\n').filter(Boolean);
-const spamOnly = file('spam-only.jsonl', `${forms.filter((l) => l.includes('"label":"spam"')).slice(0, 3).join('\n')}\n`);
-const legitOnly = file('legit-only.jsonl', `${forms.filter((l) => l.includes('"label":"legitimate"')).slice(0, 3).join('\n')}\n`);
+const spamOnly = file(
+  'spam-only.jsonl',
+  `${forms
+    .filter((l) => l.includes('"label":"spam"'))
+    .slice(0, 3)
+    .join('\n')}\n`,
+);
+const legitOnly = file(
+  'legit-only.jsonl',
+  `${forms
+    .filter((l) => l.includes('"label":"legitimate"'))
+    .slice(0, 3)
+    .join('\n')}\n`,
+);
 
 describe('npm run evaluate on one-class files', () => {
   it('prints n/a for the figures that class leaves undefined', async () => {
@@ -43,13 +55,17 @@ describe('npm run evaluate on one-class files', () => {
 });
 
 describe('npm run evaluate on a file without records', () => {
-  it.each(['empty.jsonl', 'empty.csv', 'empty.tsv'])('%s: says so and exits 2 instead of printing zeros', async (name) => {
-    const p = file(name, name.endsWith('.csv') ? 'DATE,CONTENT,CLASS\n' : '');
-    const r = await evaluate(['--model', bundledModel, '--data', p]);
-    expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`evaluate: no labelled records in ${p}`);
-    expect(r.stdout).toBe('');
-  }, 60_000);
+  it.each(['empty.jsonl', 'empty.csv', 'empty.tsv'])(
+    '%s: says so and exits 2 instead of printing zeros',
+    async (name) => {
+      const p = file(name, name.endsWith('.csv') ? 'DATE,CONTENT,CLASS\n' : '');
+      const r = await evaluate(['--model', bundledModel, '--data', p]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toBe(`evaluate: no labelled records in ${p}`);
+      expect(r.stdout).toBe('');
+    },
+    60_000,
+  );
 });
 
 describe('npm run evaluate on a CSV file csv-parse cannot read', () => {
@@ -83,7 +99,9 @@ describe('npm run evaluate --model and --data paths', () => {
   it('names the newest version when given the folder of versions', async () => {
     const r = await evaluate(['--model', 'models', '--data', spamOnly]);
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toBe(`evaluate: models is a folder of model versions; pass one, e.g. --model ${path.join('models', newest)} (the newest)`);
+    expect(r.stderr.trim()).toBe(
+      `evaluate: models is a folder of model versions; pass one, e.g. --model ${path.join('models', newest)} (the newest)`,
+    );
   }, 60_000);
 
   it('says a --data directory is a directory', async () => {

@@ -53,7 +53,9 @@ describe('npm run review / labels:export', () => {
     const out = await tempDir('cli-labels');
     try {
       expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(/Exported 1 label/);
-      expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(new RegExp(`No new labels in Redis 127\\.0\\.0\\.1:\\d+ db \\d+, prefix "${prefix}"`));
+      expect((await cli('labels-export.ts', ['--dir', out.dir])).stdout).toMatch(
+        new RegExp(`No new labels in Redis 127\\.0\\.0\\.1:\\d+ db \\d+, prefix "${prefix}"`),
+      );
       expect((await readdir(out.dir)).length).toBe(1);
     } finally {
       await out.remove();
@@ -71,11 +73,17 @@ describe('npm run review / labels:export', () => {
     const unknown = await refused('labels-export.ts', ['--bogus']);
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:export: Unknown option '--bogus'/) });
     const down = await refused('labels-export.ts', [], { REDIS_URL: 'redis://127.0.0.1:1' });
-    expect(down).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:export: Cannot reach Redis at 127\.0\.0\.1:1 \(REDIS_URL\): connect ECONNREFUSED/) });
+    expect(down).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^labels:export: Cannot reach Redis at 127\.0\.0\.1:1 \(REDIS_URL\): connect ECONNREFUSED/),
+    });
     // A database the server refuses: plain ioredis listed database 0's queue while the tool named the other one.
     const { url, db } = await missingDatabaseUrl();
     const noSuchDb = await refused('review.ts', ['list', '--account', 'acme'], { REDIS_URL: url });
-    expect(noSuchDb).toMatchObject({ code: 2, stderr: expect.stringContaining(`(REDIS_URL): REDIS_URL names database ${db}, which the Redis server at`) });
+    expect(noSuchDb).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`(REDIS_URL): REDIS_URL names database ${db}, which the Redis server at`),
+    });
     for (const r of [badLimit, unknown, down, noSuchDb]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
@@ -97,8 +105,14 @@ describe('npm run labels:erase', () => {
       );
       const [name] = await readdir(out.dir);
       const run = await cli('labels-erase.ts', ['--account', 'erase-co', '--dir', out.dir]);
-      expect(run.stdout).toMatch(new RegExp(`^Erased account erase-co from Redis 127\\.0\\.0\\.1:\\d+ db \\d+, prefix "${prefix}": 1 item\\(s\\), 1 label\\(s\\), \\d+ key\\(s\\) in all\\.\n`));
-      expect(run.stdout).toContain(`Erased 1 label line(s) and 0 withdrawal line(s) of 1 submission(s) from ${out.dir}: ${name} (1 line(s)).\n`);
+      expect(run.stdout).toMatch(
+        new RegExp(
+          `^Erased account erase-co from Redis 127\\.0\\.0\\.1:\\d+ db \\d+, prefix "${prefix}": 1 item\\(s\\), 1 label\\(s\\), \\d+ key\\(s\\) in all\\.\n`,
+        ),
+      );
+      expect(run.stdout).toContain(
+        `Erased 1 label line(s) and 0 withdrawal line(s) of 1 submission(s) from ${out.dir}: ${name} (1 line(s)).\n`,
+      );
       expect(run.stdout).not.toContain('private words');
       const text = await readFile(`${out.dir}/${name}`, 'utf8');
       expect(text).not.toContain(job.submissionId);
@@ -122,11 +136,18 @@ describe('npm run labels:erase', () => {
         (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
       );
     try {
-      expect(await refused(['--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:erase: Say what to erase: --account, --submission or --form\./) });
-      expect(await refused(['--submission', 'abc', '--dir', out.dir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^labels:erase: --submission takes a submissionId \(a UUID\), got abc/) });
+      expect(await refused(['--dir', out.dir])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/^labels:erase: Say what to erase: --account, --submission or --form\./),
+      });
+      expect(await refused(['--submission', 'abc', '--dir', out.dir])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/^labels:erase: --submission takes a submissionId \(a UUID\), got abc/),
+      });
       expect(await refused(['--account', 'acme', '--dir', out.dir], { REDIS_URL: '' })).toMatchObject({
         code: 2,
-        stderr: 'labels:erase: REDIS_URL is not set: the review queue lives in Redis. labels:erase erases the store too: set it, or give --files-only to erase the files alone.\n',
+        stderr:
+          'labels:erase: REDIS_URL is not set: the review queue lives in Redis. labels:erase erases the store too: set it, or give --files-only to erase the files alone.\n',
       });
       expect(await refused(['--account', 'acme', '--dir', out.dir, '--files-only'], { REDIS_URL: '' })).toMatchObject({
         code: 0,

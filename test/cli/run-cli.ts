@@ -14,7 +14,10 @@ export interface CliResult {
 /** Runs a CLI script of the repo as `npm run` does (tsx), from the repo root; a non-zero exit is returned, not thrown. */
 export async function cli(script: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], { cwd: repoRoot, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };

@@ -20,7 +20,12 @@ function tenantsCli(...args: string[]) {
 
 async function verify(formId: string, origin: string) {
   const app = await testApp({ tenants: { current: (await loadTenantsFile(file)).tenants }, classifier: stubClassifier() });
-  const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin }, payload: { apiKey: key, formId, payload: { a: 'b' } } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/verify',
+    headers: { origin },
+    payload: { apiKey: key, formId, payload: { a: 'b' } },
+  });
   await app.close();
   return res.statusCode;
 }
@@ -67,7 +72,7 @@ describe('npm run tenants: changing forms', () => {
     expect((await tenantsCli('list')).stdout).not.toContain('old-form');
   });
 
-  it('refuses another account\'s form, an unknown form and a bad entry with exit 1, leaving the file as it was', async () => {
+  it("refuses another account's form, an unknown form and a bad entry with exit 1, leaving the file as it was", async () => {
     await tenantsCli('add-form', 'other', 'theirs', '--referrer', 'other.example');
     const before = await readFile(file, 'utf8');
     await expect(tenantsCli('set-referrers', 'shop', 'theirs', '--referrer', 'shop.example')).rejects.toMatchObject({
@@ -75,7 +80,10 @@ describe('npm run tenants: changing forms', () => {
       stderr: expect.stringMatching(/form "theirs" belongs to account "other", not "shop"/),
     });
     await expect(tenantsCli('remove-form', 'shop', 'theirs')).rejects.toMatchObject({ code: 1 });
-    await expect(tenantsCli('remove-form', 'shop', 'nope')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/has no form "nope"/) });
+    await expect(tenantsCli('remove-form', 'shop', 'nope')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/has no form "nope"/),
+    });
     await expect(tenantsCli('set-referrers', 'other', 'theirs', '--referrer', 'https://other.example/')).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/allowedReferrers\[0\]/),
@@ -105,22 +113,40 @@ describe('npm run tenants: changing moderators', () => {
 
   it('remove-moderator removes one moderator; add-moderator on a taken id points at --replace', async () => {
     await tenantsCli('add-moderator', 'other', 'olga');
-    await expect(tenantsCli('add-moderator', 'other', 'olga')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/--replace gives them a new token/) });
+    await expect(tenantsCli('add-moderator', 'other', 'olga')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/--replace gives them a new token/),
+    });
     await tenantsCli('remove-moderator', 'other', 'olga');
     expect((await moderatorIds()).has('olga')).toBe(false);
     expect((await tenantsCli('list')).stdout).not.toContain('olga');
     const before = await readFile(file, 'utf8');
-    await expect(tenantsCli('remove-moderator', 'other', 'olga')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/has no moderator "olga"/) });
-    await expect(tenantsCli('add-moderator', 'other', 'olga', '--replace')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no moderator "olga" to replace/) });
+    await expect(tenantsCli('remove-moderator', 'other', 'olga')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/has no moderator "olga"/),
+    });
+    await expect(tenantsCli('add-moderator', 'other', 'olga', '--replace')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no moderator "olga" to replace/),
+    });
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
   it('answers a malformed command line for the new commands with exit 2 and the usage', async () => {
     const before = await readFile(file, 'utf8');
-    await expect(tenantsCli('set-referrers', 'shop')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/missing <formId>[\s\S]*Usage:/) });
+    await expect(tenantsCli('set-referrers', 'shop')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/missing <formId>[\s\S]*Usage:/),
+    });
     await expect(tenantsCli('remove-form', 'shop')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/missing <formId>/) });
-    await expect(tenantsCli('remove-moderator', 'shop')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/missing <moderatorId>/) });
-    await expect(tenantsCli('issue-key', 'shop', '--replace')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--replace goes with add-moderator only/) });
+    await expect(tenantsCli('remove-moderator', 'shop')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/missing <moderatorId>/),
+    });
+    await expect(tenantsCli('issue-key', 'shop', '--replace')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--replace goes with add-moderator only/),
+    });
     await expect(tenantsCli('add-moderator', 'shop', 'mia', '--replace=yes')).rejects.toMatchObject({ code: 2 });
     expect(await readFile(file, 'utf8')).toBe(before);
   });

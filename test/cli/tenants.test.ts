@@ -24,7 +24,12 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function verifyWith(apiKey: string) {
   const app = await testApp({ tenants: { current: (await loadTenantsFile(file)).tenants }, classifier: stubClassifier() });
-  const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://shop.example' }, payload: { apiKey, formId: 'signup', payload: { a: 'b' } } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/verify',
+    headers: { origin: 'https://shop.example' },
+    payload: { apiKey, formId: 'signup', payload: { a: 'b' } },
+  });
   await app.close();
   return res.statusCode;
 }
@@ -51,24 +56,40 @@ describe('npm run tenants', () => {
 
   it('add-account creates the file and its missing folder, as in a fresh clone without tenants/', async () => {
     const nested = path.join(dir, 'fresh', 'tenants', 'tenants.json');
-    await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), 'add-account', 'acme', '--file', nested], { cwd: repoRoot });
+    await run(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), 'add-account', 'acme', '--file', nested], {
+      cwd: repoRoot,
+    });
     expect(JSON.parse((await loadTenantsFile(nested)).text).accounts.map((a: { id: string }) => a.id)).toEqual(['acme']);
   });
 
   it('refuses a bad referrer entry without touching the file', async () => {
     const before = await readFile(file, 'utf8');
-    await expect(tenantsCli('add-form', 'shop', 'other', '--referrer', 'https://shop.example/')).rejects.toMatchObject({ stderr: expect.stringMatching(/allowedReferrers\[0\]/) });
+    await expect(tenantsCli('add-form', 'shop', 'other', '--referrer', 'https://shop.example/')).rejects.toMatchObject({
+      stderr: expect.stringMatching(/allowedReferrers\[0\]/),
+    });
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 
   it('answers a malformed command line with exit 2 naming what is wrong, changing nothing', async () => {
     const before = await readFile(file, 'utf8');
-    await expect(tenantsCli('add-account', 'other', '--max', 'abc')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--max must be a whole number/) });
-    await expect(tenantsCli('add-account', 'other', '--algorithm', 'leaky')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--algorithm must be fixed or sliding, got "leaky"/) });
-    await expect(tenantsCli('add-account', 'other', '--maks', '5')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/Unknown option '--maks'[\s\S]*Usage:/) });
+    await expect(tenantsCli('add-account', 'other', '--max', 'abc')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--max must be a whole number/),
+    });
+    await expect(tenantsCli('add-account', 'other', '--algorithm', 'leaky')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--algorithm must be fixed or sliding, got "leaky"/),
+    });
+    await expect(tenantsCli('add-account', 'other', '--maks', '5')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/Unknown option '--maks'[\s\S]*Usage:/),
+    });
     await expect(tenantsCli('add-form', 'shop')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/missing <formId>/) });
     await expect(tenantsCli()).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/a command is needed/) });
-    await expect(tenantsCli('remove-everything')).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "remove-everything"/) });
+    await expect(tenantsCli('remove-everything')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/unknown command "remove-everything"/),
+    });
     expect(await readFile(file, 'utf8')).toBe(before);
   });
 

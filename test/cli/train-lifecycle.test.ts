@@ -10,7 +10,8 @@ import { cli } from './run-cli.ts';
 const A = '20260101-000000';
 const dirs: string[] = [];
 const fixture = path.join(repoRoot, 'test/fixtures/training');
-const train = (out: string) => cli('cli/train.ts', ['--data', fixture, '--out', out, '--epochs', '2', '--seed', '3', '--target-fpr', '0.05', '--backend', 'cpu']);
+const train = (out: string) =>
+  cli('cli/train.ts', ['--data', fixture, '--out', out, '--epochs', '2', '--seed', '3', '--target-fpr', '0.05', '--backend', 'cpu']);
 
 async function modelsWithA(): Promise<string> {
   const dir = tempModelsDir();
@@ -33,8 +34,12 @@ describe('npm run train exports a candidate and never changes what serves', () =
     expect(candidate).toBeDefined();
     const out = r.stdout;
     // The fixture's labels file: two submissions labelled, neither against the model's verdict or a data record.
-    expect(out).toContain("moderator labels: trained on 2; 0 of them contradicted the model's verdict, 0 contradicted a data record of the same text");
-    expect(out).toMatch(new RegExp(`^${candidate} is a candidate; ${A} still serves\\. Compared on this run's test split \\((\\d+) records\\):$`, 'm'));
+    expect(out).toContain(
+      "moderator labels: trained on 2; 0 of them contradicted the model's verdict, 0 contradicted a data record of the same text",
+    );
+    expect(out).toMatch(
+      new RegExp(`^${candidate} is a candidate; ${A} still serves\\. Compared on this run's test split \\((\\d+) records\\):$`, 'm'),
+    );
     const n = Number(/test split \((\d+) records\)/.exec(out)?.[1]);
     expect(out).toMatch(new RegExp(`^  all \\(${n}\\) +\\d\\.\\d{3} → \\d\\.\\d{3} +\\d+\\.\\d{2}% → \\d+\\.\\d{2}%`, 'm'));
     expect(out).toMatch(new RegExp(`^paired on ${n} records: both right \\d+, both wrong \\d+$`, 'm'));
@@ -49,6 +54,11 @@ describe('npm run train exports a candidate and never changes what serves', () =
     const r = await train(dir);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`${A} keeps serving`);
-    expect(await readServingRecord(dir)).toMatchObject({ active: A, previous: null, shadow: null, changedBy: 'npm run train (kept what served)' });
+    expect(await readServingRecord(dir)).toMatchObject({
+      active: A,
+      previous: null,
+      shadow: null,
+      changedBy: 'npm run train (kept what served)',
+    });
   }, 120_000);
 });

@@ -78,8 +78,13 @@ describe('the plain-HTTP recipes in clients/README.md', () => {
     'Python: legitimate → allow, spam and blocked → hold, invalid key and service down → allow',
     cases(async (formId, fields, env = {}) => {
       const file = path.join(dir, 'recipe.py');
-      await writeFile(file, `${block(text, 'python')}\n\nimport sys\nprint(json.dumps(formguard_allows(json.loads(sys.argv[2]), sys.argv[1])))\n`);
-      const { stdout } = await run('python3', [file, formId, JSON.stringify(fields)], { env: { PATH: process.env.PATH ?? '', FORMGUARD_URL: service.url, FORMGUARD_API_KEY: KEY, ...env } });
+      await writeFile(
+        file,
+        `${block(text, 'python')}\n\nimport sys\nprint(json.dumps(formguard_allows(json.loads(sys.argv[2]), sys.argv[1])))\n`,
+      );
+      const { stdout } = await run('python3', [file, formId, JSON.stringify(fields)], {
+        env: { PATH: process.env.PATH ?? '', FORMGUARD_URL: service.url, FORMGUARD_API_KEY: KEY, ...env },
+      });
       return JSON.parse(stdout) as boolean;
     }),
   );
@@ -89,7 +94,9 @@ describe('the plain-HTTP recipes in clients/README.md', () => {
     cases(async (formId, fields, env = {}) => {
       const file = path.join(dir, 'recipe.php');
       await writeFile(file, `${block(text, 'php')}\necho json_encode(formguard_allows(json_decode($argv[2], true), $argv[1]));\n`);
-      const { stdout } = await run('php', [file, formId, JSON.stringify(fields)], { env: { PATH: process.env.PATH ?? '', FORMGUARD_URL: service.url, FORMGUARD_API_KEY: KEY, ...env } });
+      const { stdout } = await run('php', [file, formId, JSON.stringify(fields)], {
+        env: { PATH: process.env.PATH ?? '', FORMGUARD_URL: service.url, FORMGUARD_API_KEY: KEY, ...env },
+      });
       return JSON.parse(stdout) as boolean;
     }),
   );

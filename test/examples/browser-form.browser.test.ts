@@ -31,7 +31,13 @@ beforeAll(async () => {
   });
   siteExited = new Promise((resolve) => site.on('exit', () => resolve()));
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${base}/`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${base}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   browser = await launchChromium();

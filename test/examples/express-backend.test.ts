@@ -31,11 +31,22 @@ async function lines(file: string): Promise<Array<{ outcome: string; reason?: st
 }
 
 function app(formguardUrl: string, mailDir: string) {
-  return buildContactApp({ formguardUrl, apiKey: 'demo-key-change-me', formId: 'contact', pageUrl: 'http://localhost:8080/', mailbox: fileMailbox(mailDir) });
+  return buildContactApp({
+    formguardUrl,
+    apiKey: 'demo-key-change-me',
+    formId: 'contact',
+    pageUrl: 'http://localhost:8080/',
+    mailbox: fileMailbox(mailDir),
+  });
 }
 
 function postForm(a: ReturnType<typeof app>, post: typeof LEGIT) {
-  return a.inject({ method: 'POST', url: '/contact', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(post).toString() });
+  return a.inject({
+    method: 'POST',
+    url: '/contact',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(post).toString(),
+  });
 }
 
 describe('examples/express-backend: a contact-form backend using @formguard/client', () => {

@@ -22,7 +22,8 @@ describe('import boundaries between training/, service/ and core/', () => {
   });
 
   it('refuses core → service and core → training imports', async () => {
-    const src = "import { buildApp } from '../../service/app.ts';\nimport { train } from '../../training/pipeline.ts';\nvoid buildApp;\nvoid train;\n";
+    const src =
+      "import { buildApp } from '../../service/app.ts';\nimport { train } from '../../training/pipeline.ts';\nvoid buildApp;\nvoid train;\n";
     expect(await restrictedImports('core/features/x.ts', src)).toHaveLength(2);
   });
 

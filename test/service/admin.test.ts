@@ -35,7 +35,10 @@ describe('the admin server (ADMIN_PORT): /metrics and /docs, kept off the public
     const post = doc.paths['/v1/verify'].post;
     const body = post.requestBody.content['application/json'].schema;
     expect(JSON.stringify(body)).toContain('"apiKey"');
-    expect(body.anyOf.map((s: { required: string[] }) => s.required.sort())).toEqual([['apiKey', 'formId', 'payload'], ['apiKey', 'fieldData', 'formId']]);
+    expect(body.anyOf.map((s: { required: string[] }) => s.required.sort())).toEqual([
+      ['apiKey', 'formId', 'payload'],
+      ['apiKey', 'fieldData', 'formId'],
+    ]);
     for (const code of ['200', '400', '401', '403', '404', '413', '415', '429', '500', '503']) expect(post.responses[code]).toBeDefined();
     const html = await admin.inject({ method: 'GET', url: '/docs/' });
     expect(html.statusCode).toBe(200);
@@ -49,7 +52,12 @@ describe('the admin server (ADMIN_PORT): /metrics and /docs, kept off the public
   it('serves /metrics and the docs only: verify, health and anything else are 404 there', async () => {
     const { admin } = await apps();
     expect((await admin.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
-    for (const [method, url] of [['POST', '/v1/verify'], ['GET', '/readyz'], ['GET', '/healthz'], ['GET', '/review/']] as const) {
+    for (const [method, url] of [
+      ['POST', '/v1/verify'],
+      ['GET', '/readyz'],
+      ['GET', '/healthz'],
+      ['GET', '/review/'],
+    ] as const) {
       const res = await admin.inject({ method, url });
       expect(res.statusCode, url).toBe(404);
       expect(res.json()).toEqual({ error: `Route ${method} ${url} not found` });

@@ -23,7 +23,11 @@ export function tenantsFile(overrides: { rateLimit?: TenantsFile['accounts'][num
           { id: 'open', allowedReferrers: ['*'] },
         ],
       },
-      { id: 'globex', apiKeys: [{ id: 'main', sha256: sha256Hex(OTHER_KEY) }], forms: [{ id: 'globex-form', allowedReferrers: ['globex.test'] }] },
+      {
+        id: 'globex',
+        apiKeys: [{ id: 'main', sha256: sha256Hex(OTHER_KEY) }],
+        forms: [{ id: 'globex-form', allowedReferrers: ['globex.test'] }],
+      },
     ],
   };
 }
@@ -55,7 +59,12 @@ export function captureLogger(): { logger: Logger; lines: Array<Record<string, u
   const raw: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      raw.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      raw.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       cb();
     },
   });
@@ -76,7 +85,12 @@ export async function testApp(deps: Partial<AppDeps> = {}) {
 export const ORIGIN = { origin: 'https://example.com' };
 
 export function verifyBody(extra: Record<string, unknown> = {}) {
-  return { apiKey: KEY, formId: 'contact', payload: { name: 'Ada', email: 'ada@example.com', message: 'Hello, I would like a quote.' }, ...extra };
+  return {
+    apiKey: KEY,
+    formId: 'contact',
+    payload: { name: 'Ada', email: 'ada@example.com', message: 'Hello, I would like a quote.' },
+    ...extra,
+  };
 }
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -27,7 +27,10 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(env: Record<string, string>): { child: ChildProcess; exited: Promise<{ code: number | null; stderr: string; stdout: string }> } {
+function start(env: Record<string, string>): {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; stderr: string; stdout: string }>;
+} {
   const child = spawn(process.execPath, [path.join(repoRoot, 'dist/server.js')], {
     cwd: repoRoot,
     // ADMIN_PORT 0 (a free port) unless a test names one: the default, 9464, may be taken on a developer's machine.
@@ -38,7 +41,9 @@ function start(env: Record<string, string>): { child: ChildProcess; exited: Prom
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr, stdout })));
+  const exited = new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr, stdout })),
+  );
   return { child, exited };
 }
 
@@ -46,7 +51,10 @@ async function waitReady(port: number, exited: Promise<unknown>): Promise<void> 
   let done = false;
   void exited.then(() => (done = true));
   for (let i = 0; i < 300 && !done; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -83,14 +91,28 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const { url, db } = await missingDatabaseUrl();
     const prefix = testPrefix('server-db');
     const port = await freePort();
-    const { child, exited } = start({ PORT: String(port), REDIS_URL: url, BULLMQ_PREFIX: prefix, RATE_LIMIT_PREFIX: `${prefix}:rl`, REVIEW_SPOOL_DIR: path.join(dir, 'spool-db') });
+    const { child, exited } = start({
+      PORT: String(port),
+      REDIS_URL: url,
+      BULLMQ_PREFIX: prefix,
+      RATE_LIMIT_PREFIX: `${prefix}:rl`,
+      REVIEW_SPOOL_DIR: path.join(dir, 'spool-db'),
+    });
     const redis = new Redis(REDIS_URL);
     try {
-      const outcome = await Promise.race([exited, waitReady(port, exited).then(() => 'ready' as const, () => 'not ready' as const)]);
+      const outcome = await Promise.race([
+        exited,
+        waitReady(port, exited).then(
+          () => 'ready' as const,
+          () => 'not ready' as const,
+        ),
+      ]);
       expect(outcome).not.toBe('ready');
       const { code, stderr } = await exited;
       expect(code).toBe(1);
-      expect(stderr).toBe(`formguard: REDIS_URL names database ${db}, which the Redis server at ${new URL(REDIS_URL).host} refused (SELECT ${db}: "ERR DB index is out of range"); a default server has 16 databases, 0 to 15 (its "databases" setting)\n`);
+      expect(stderr).toBe(
+        `formguard: REDIS_URL names database ${db}, which the Redis server at ${new URL(REDIS_URL).host} refused (SELECT ${db}: "ERR DB index is out of range"); a default server has 16 databases, 0 to 15 (its "databases" setting)\n`,
+      );
     } finally {
       child.kill('SIGTERM');
       await exited;
@@ -112,7 +134,13 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const port = await freePort();
     const { child, exited } = start({ PORT: String(port), MODELS_DIR: models });
     try {
-      const outcome = await Promise.race([exited, waitReady(port, exited).then(() => 'ready' as const, () => 'not ready' as const)]);
+      const outcome = await Promise.race([
+        exited,
+        waitReady(port, exited).then(
+          () => 'ready' as const,
+          () => 'not ready' as const,
+        ),
+      ]);
       expect(outcome).not.toBe('ready');
       const { code, stderr } = await exited;
       expect(code).toBe(1);
@@ -138,7 +166,15 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const res = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' },
-      body: JSON.stringify({ apiKey: 'demo-key-change-me', formId: 'contact', payload: { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada' } }),
+      body: JSON.stringify({
+        apiKey: 'demo-key-change-me',
+        formId: 'contact',
+        payload: {
+          name: 'Ada Lovelace',
+          email: 'ada@example.com',
+          message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada',
+        },
+      }),
     });
     expect(res.status).toBe(200);
     const json = (await res.json()) as Record<string, unknown>;
@@ -160,7 +196,9 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
       const { exited } = start({ PORT: String(port), ADMIN_PORT: String(adminPort) });
       const { code, stderr } = await exited;
       expect(code).toBe(1);
-      expect(stderr).toBe(`formguard: ADMIN_PORT: cannot listen on 127.0.0.1:${adminPort} for /metrics and /docs (EADDRINUSE); set ADMIN_PORT to a free port, or to off\n`);
+      expect(stderr).toBe(
+        `formguard: ADMIN_PORT: cannot listen on 127.0.0.1:${adminPort} for /metrics and /docs (EADDRINUSE); set ADMIN_PORT to a free port, or to off\n`,
+      );
     } finally {
       taken.close();
     }
@@ -200,7 +238,12 @@ describe('npm start (dist/server.js, bundled from service/server.ts)', () => {
     const script = (command ?? '').replace('npm ci', 'true').replace('npm run build', 'true');
     const port = await freePort();
     // Its own process group, so that a node left behind by the shell can be ended with it.
-    const child = spawn('sh', ['-c', script], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_PORT: '0', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('sh', ['-c', script], {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), ADMIN_PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let stdout = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

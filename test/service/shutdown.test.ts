@@ -10,14 +10,25 @@ import { freePort } from './review/helpers.ts';
 // listener is closed. A reset (ECONNRESET, "socket hang up") is a request the server took and dropped.
 const CLIENTS = 20;
 const RUNS = 5;
-const BODY = JSON.stringify({ apiKey: 'demo-key-change-me', formId: 'contact', payload: { name: 'Ada', message: 'Hello, could you send me a quote for 20 oak chairs?' } });
+const BODY = JSON.stringify({
+  apiKey: 'demo-key-change-me',
+  formId: 'contact',
+  payload: { name: 'Ada', message: 'Hello, could you send me a quote for 20 oak chairs?' },
+});
 
 type Outcome = { status: number; close: boolean } | { error: string };
 
 function post(port: number, agent: Agent): Promise<Outcome> {
   return new Promise((resolve) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/v1/verify', method: 'POST', agent, headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/verify',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, close: res.headers.connection === 'close' }));
@@ -29,7 +40,13 @@ function post(port: number, agent: Agent): Promise<Outcome> {
   });
 }
 
-async function oneRun(): Promise<{ answered: number; afterSignal: number; closeHeaders: number; errors: Map<string, number>; code: number | null }> {
+async function oneRun(): Promise<{
+  answered: number;
+  afterSignal: number;
+  closeHeaders: number;
+  errors: Map<string, number>;
+  code: number | null;
+}> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'service/server.ts')], {
     cwd: repoRoot,
@@ -40,7 +57,13 @@ async function oneRun(): Promise<{ answered: number; afterSignal: number; closeH
   try {
     for (let i = 0; ; i++) {
       if (i > 600) throw new Error('server did not become ready');
-      if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 50));
     }
     let signalled = false;

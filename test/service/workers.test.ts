@@ -56,7 +56,14 @@ function verify(): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ apiKey: KEY, formId: 'contact', payload: { name: 'Ada', message: 'Hello, I would like a quote.' } });
     const req = request(
-      { host: '127.0.0.1', port, path: '/v1/verify', method: 'POST', agent: false, headers: { 'content-type': 'application/json', origin: 'https://example.com', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/verify',
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', origin: 'https://example.com', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -93,7 +100,16 @@ beforeAll(async () => {
   primary.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   primary.stderr?.on('data', (d: Buffer) => (stdout += d.toString()));
   exited = new Promise((resolve) => primary.on('exit', (code) => resolve(code)));
-  await until(() => new Set(logLines().filter((l) => l.msg === 'model loaded; ready').map((l) => l.pid)).size === 2, 'both workers ready', 90_000);
+  await until(
+    () =>
+      new Set(
+        logLines()
+          .filter((l) => l.msg === 'model loaded; ready')
+          .map((l) => l.pid),
+      ).size === 2,
+    'both workers ready',
+    90_000,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -113,14 +129,19 @@ describe('WORKERS=2: one port, two service processes', () => {
     for (let i = 0; i < LIMIT + 2; i++) codes.push(await verify());
     expect(codes).toEqual([...Array<number>(LIMIT).fill(200), 429, 429]);
     await until(() => logLines().filter((l) => l.msg === 'verify').length === LIMIT + 2, 'the verify log lines');
-    const answeredBy = new Set(logLines().filter((l) => l.msg === 'verify' && l.statusCode === 200).map((l) => l.pid));
+    const answeredBy = new Set(
+      logLines()
+        .filter((l) => l.msg === 'verify' && l.statusCode === 200)
+        .map((l) => l.pid),
+    );
     expect(answeredBy.size).toBe(2);
     expect([...answeredBy].sort()).toEqual(workerPids().sort());
   });
 
   it('serves /metrics on the admin port, summed over the workers', async () => {
     const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
-    const count = (outcome: string) => Number(new RegExp(`^formguard_verify_requests_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const count = (outcome: string) =>
+      Number(new RegExp(`^formguard_verify_requests_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
     // Each worker answered some of these; only the sum is the service's count.
     expect(count('rate-limited')).toBe(2);
     expect(Object.values(['legitimate', 'spam']).reduce((n, o) => n + (count(o) || 0), 0)).toBe(LIMIT);
@@ -155,7 +176,12 @@ describe('WORKERS=2: one port, two service processes', () => {
     for (let i = 0; i < 4; i++) codes.push(await verify());
     expect(codes).toEqual([429, 429, 429, 429]);
     await until(() => logLines().filter((l) => l.msg === 'verify').length === before + 4, 'the verify log lines');
-    const answeredBy = new Set(logLines().filter((l) => l.msg === 'verify').slice(before).map((l) => l.pid));
+    const answeredBy = new Set(
+      logLines()
+        .filter((l) => l.msg === 'verify')
+        .slice(before)
+        .map((l) => l.pid),
+    );
     expect(answeredBy).toEqual(new Set([replacement, survivor]));
   });
 
@@ -183,15 +209,29 @@ describe('WORKERS=2: one port, two service processes', () => {
     }
     const pids = workerPids();
     primary.kill('SIGTERM');
-    await until(() => new Set(logLines().filter((l) => l.msg === 'shutting down: finishing in-flight requests').map((l) => l.pid)).size === 2, 'both workers draining');
+    await until(
+      () =>
+        new Set(
+          logLines()
+            .filter((l) => l.msg === 'shutting down: finishing in-flight requests')
+            .map((l) => l.pid),
+        ).size === 2,
+      'both workers draining',
+    );
     for (const { socket } of sockets) socket.write(body.slice(half));
     const answers = await Promise.all(sockets.map((s) => s.answer));
     for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     // Both workers had requests in flight, and finished them.
-    const drained = logLines().filter((l) => l.msg === 'verify').slice(-4);
+    const drained = logLines()
+      .filter((l) => l.msg === 'verify')
+      .slice(-4);
     expect(new Set(drained.map((l) => l.pid))).toEqual(new Set(pids));
     expect(await exited).toBe(0);
-    expect(logLines().filter((l) => l.msg === 'stopped').map((l) => l.role ?? l.pid)).toEqual(expect.arrayContaining([...pids, 'primary']));
+    expect(
+      logLines()
+        .filter((l) => l.msg === 'stopped')
+        .map((l) => l.role ?? l.pid),
+    ).toEqual(expect.arrayContaining([...pids, 'primary']));
   });
 });
 

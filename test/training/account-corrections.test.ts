@@ -28,7 +28,12 @@ const dirs: string[] = [];
 async function train(accounts: Readonly<Record<string, Policy>>, second: number): Promise<{ dir: string; classifier: LinearClassifier }> {
   const data = dataDir(accounts);
   dirs.push(data);
-  const { dir } = await runTraining({ ...options, dataDir: data, outDir: path.join(data, 'models'), now: new Date(Date.UTC(2026, 0, 2, 3, 4, second)) });
+  const { dir } = await runTraining({
+    ...options,
+    dataDir: data,
+    outDir: path.join(data, 'models'),
+    now: new Date(Date.UTC(2026, 0, 2, 3, 4, second)),
+  });
   return { dir, classifier: await loadModelFolder(dir) };
 }
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -48,7 +53,8 @@ const answer = (v: Verdict) => ({ status: v.status, spamProbability: v.spamProba
 
 /** What one account sees on the rest of the site: promos flagged, genuine comments flagged. */
 function figures(c: LinearClassifier, accountId: string | undefined) {
-  const flagged = (kind: 'promo' | 'genuine') => REST.filter((i) => i.kind === kind && c.classify({ comment: i.comment }, accountId).status === 'spam').length;
+  const flagged = (kind: 'promo' | 'genuine') =>
+    REST.filter((i) => i.kind === kind && c.classify({ comment: i.comment }, accountId).status === 'spam').length;
   return { promo: flagged('promo'), genuine: flagged('genuine') };
 }
 
@@ -74,7 +80,13 @@ describe('per-account corrections, trained end to end', () => {
     // The two accounts labelled the self-promotion both ways, so they vouch for none of each other's labels: none of
     // them reached the global model, not even the genuine comments they agree on.
     const promos = SITE.slice(0, LABELLED).filter((i) => i.kind === 'promo').length;
-    expect(both.classifier.manifest.data.labels.accounts).toMatchObject({ accounts: 2, labels: 2 * LABELLED, agreed: 0, heldBack: 2 * LABELLED, disputed: 2 * promos });
+    expect(both.classifier.manifest.data.labels.accounts).toMatchObject({
+      accounts: 2,
+      labels: 2 * LABELLED,
+      agreed: 0,
+      heldBack: 2 * LABELLED,
+      disputed: 2 * promos,
+    });
     expect(readFileSync(path.join(both.dir, 'report.md'), 'utf8')).toContain('Per-account corrections (`accounts.json`): 2 accounts');
   });
 

@@ -46,11 +46,24 @@ describe('which account labels the global model learns from', () => {
     ]);
     expect(texts(p.global)).toEqual(['nice song:legitimate']);
     expect(p).toMatchObject({ agreed: 3, disputed: 2, heldBack: 2 });
-    expect(texts(applyAccountLabelPolicy([label('a', 'x y', 'spam'), label('b', 'x y', 'legitimate'), label('a', 'z', 'legitimate'), label('b', 'z', 'legitimate')]).global)).toEqual([]);
+    expect(
+      texts(
+        applyAccountLabelPolicy([
+          label('a', 'x y', 'spam'),
+          label('b', 'x y', 'legitimate'),
+          label('a', 'z', 'legitimate'),
+          label('b', 'z', 'legitimate'),
+        ]).global,
+      ),
+    ).toEqual([]);
   });
 
   it("counts an account's newest word on a text, so a relabel is no dispute", () => {
-    const p = applyAccountLabelPolicy([label('a', 'offer', 'spam', 1), label('a', 'offer', 'legitimate', 2), label('b', 'offer', 'legitimate', 3)]);
+    const p = applyAccountLabelPolicy([
+      label('a', 'offer', 'spam', 1),
+      label('a', 'offer', 'legitimate', 2),
+      label('b', 'offer', 'legitimate', 3),
+    ]);
     expect(texts(p.global)).toEqual(['offer:legitimate']);
     expect(p.disputed).toBe(0);
   });

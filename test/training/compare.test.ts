@@ -6,13 +6,23 @@ import type { LabelledRecord } from '../../training/data/record.ts';
 
 /** A model that gives each record the spam probability in its `p` field, at `threshold`. */
 function fake(version: string, threshold: number): LinearClassifier {
-  return { modelVersion: version, manifest: { threshold }, spamProbability: (f: Record<string, unknown>) => f.p as number } as unknown as LinearClassifier;
+  return {
+    modelVersion: version,
+    manifest: { threshold },
+    spamProbability: (f: Record<string, unknown>) => f.p as number,
+  } as unknown as LinearClassifier;
 }
 
-const rec = (id: string, label: 'spam' | 'legitimate', p: number, source = 'forms'): LabelledRecord => ({ id, source, label, fields: { p }, weight: 1 });
+const rec = (id: string, label: 'spam' | 'legitimate', p: number, source = 'forms'): LabelledRecord => ({
+  id,
+  source,
+  label,
+  fields: { p },
+  weight: 1,
+});
 
 describe('compare', () => {
-  it('counts, record by record, what the candidate fixes and breaks, with McNemar\'s exact p', () => {
+  it("counts, record by record, what the candidate fixes and breaks, with McNemar's exact p", () => {
     // Current flags at 0.5, the candidate at 0.8: spam at 0.6 is broken, legitimate at 0.6 and 0.7 are fixed.
     const records = [
       rec('s1', 'spam', 0.9), // both right

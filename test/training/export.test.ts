@@ -16,11 +16,15 @@ describe('an export that fails midway', () => {
     await initBackend('cpu');
     models = mkdtempSync(path.join(tmpdir(), 'formguard-export-fail-'));
     const [version] = await listModelVersions(path.join(repoRoot, 'models'));
-    const manifest = manifestSchema.parse(JSON.parse(readFileSync(path.join(repoRoot, 'models', version as string, 'manifest.json'), 'utf8')));
+    const manifest = manifestSchema.parse(
+      JSON.parse(readFileSync(path.join(repoRoot, 'models', version as string, 'manifest.json'), 'utf8')),
+    );
     // A model without the hashed layer: the save handler throws after the partial folder was made.
     const model = tf.sequential({ layers: [tf.layers.dense({ units: 1, inputShape: [2] })] });
     const hashed = { table: new Uint8Array(4), scale: 1, offset: 0 };
-    await expect(exportModel(path.join(models, manifest.version), model, manifest, 'report', hashed)).rejects.toThrow(/no .* weight to quantize/);
+    await expect(exportModel(path.join(models, manifest.version), model, manifest, 'report', hashed)).rejects.toThrow(
+      /no .* weight to quantize/,
+    );
     model.dispose();
     expect(readdirSync(models)).toEqual([]);
     expect(await listModelVersions(models)).toEqual([]);

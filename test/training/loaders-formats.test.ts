@@ -6,7 +6,13 @@ import { DataError, loadDataDir, loadLabelledFile } from '../../training/data/lo
 import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor } from '../../core/features/index.ts';
 
 const SUBMISSION = '0b8f6a52-4c1e-4d8e-9a57-2f3c1d9e7b10';
-const GOOD_LABEL = { submissionId: SUBMISSION, formId: 'contact', label: 'spam', fields: { message: 'cheap backlinks' }, labelledAt: '2026-11-20T09:00:00.000Z' };
+const GOOD_LABEL = {
+  submissionId: SUBMISSION,
+  formId: 'contact',
+  label: 'spam',
+  fields: { message: 'cheap backlinks' },
+  labelledAt: '2026-11-20T09:00:00.000Z',
+};
 let dir = '';
 
 /** A data folder of `folder/file` → lines. */
@@ -33,7 +39,7 @@ describe('a malformed moderator label line', () => {
     [{ formId: undefined }, 'formId: missing (expected string)'],
     [{ accountId: '' }, 'accountId: too small: expected string to have >=1 characters'],
     [{ labelId: 'label-1' }, 'labelId: invalid UUID'],
-  ])('names the label field at fault (%o), not the generic record\'s id', (bad, message) => {
+  ])("names the label field at fault (%o), not the generic record's id", (bad, message) => {
     const root = dataDir({ 'labels/2026-11-20.jsonl': [labelLine(bad)] });
     const file = path.join(root, 'labels/2026-11-20.jsonl');
     expect(() => loadDataDir(root)).toThrow(new DataError(`${file}: line 1: ${message}`));
@@ -55,14 +61,17 @@ describe('a malformed moderator label line', () => {
   it('accepts a labelledAt with a UTC offset and orders relabels by the instant it names', () => {
     // 09:30+01:00 is 08:30Z: the later line is the older label, so the Z line's "spam" stays.
     const root = dataDir({
-      'labels/a.jsonl': [labelLine({ label: 'spam', labelledAt: '2026-11-20T09:00:00Z' }), labelLine({ label: 'legitimate', labelledAt: '2026-11-20T09:30:00+01:00' })],
+      'labels/a.jsonl': [
+        labelLine({ label: 'spam', labelledAt: '2026-11-20T09:00:00Z' }),
+        labelLine({ label: 'legitimate', labelledAt: '2026-11-20T09:30:00+01:00' }),
+      ],
     });
     expect(loadDataDir(root).records.map((r) => r.label)).toEqual(['spam']);
   });
 });
 
-describe('a record\'s source under a data folder', () => {
-  it('is the folder\'s name, whatever the line\'s own source field says', () => {
+describe("a record's source under a data folder", () => {
+  it("is the folder's name, whatever the line's own source field says", () => {
     const root = dataDir({
       'forms/extra.jsonl': [
         JSON.stringify({ id: 'r1', source: 'web', label: 'spam', fields: { message: 'cheap backlinks' } }),
@@ -118,7 +127,7 @@ describe('a YouTube comment as the export renders it', () => {
     ]);
   });
 
-  it('gives a timestamp or a hashtag no link and YouTube\'s own link no markup-link feature', () => {
+  it("gives a timestamp or a hashtag no link and YouTube's own link no markup-link feature", () => {
     const root = dataDir({ 'youtube/Youtube01-Test.csv': rows });
     const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
     const [stamp, link, typed, tags] = loadDataDir(root).records.map((r) => [...extractor.extract(r.fields).structure]);
@@ -133,7 +142,13 @@ describe('a YouTube comment as the export renders it', () => {
 describe('a file that starts with a UTF-8 byte-order mark (as Windows editors save it)', () => {
   it.each([
     ['sms/bom.tsv', ['\uFEFFspam\tWIN a prize! Text WIN to 80080', 'ham\tsee you at 8']],
-    ['forms/bom.jsonl', [`\uFEFF${JSON.stringify({ id: 'r1', label: 'spam', fields: { message: 'cheap backlinks' } })}`, JSON.stringify({ id: 'r2', label: 'legitimate', fields: { message: 'is the workshop still open?' } })]],
+    [
+      'forms/bom.jsonl',
+      [
+        `\uFEFF${JSON.stringify({ id: 'r1', label: 'spam', fields: { message: 'cheap backlinks' } })}`,
+        JSON.stringify({ id: 'r2', label: 'legitimate', fields: { message: 'is the workshop still open?' } }),
+      ],
+    ],
     ['youtube/bom.csv', ['\uFEFFDATE,CONTENT,CLASS', '2014,check my channel,1', '2014,great song,0']],
   ])('%s: reads its first line like any other', (name, lines) => {
     const root = dataDir({ [name]: lines });
@@ -141,7 +156,7 @@ describe('a file that starts with a UTF-8 byte-order mark (as Windows editors sa
   });
 });
 
-describe('a file without a known extension (the UCI\'s own SMS file is named SMSSpamCollection)', () => {
+describe("a file without a known extension (the UCI's own SMS file is named SMSSpamCollection)", () => {
   const fixtures = path.join(import.meta.dirname, '../fixtures/training/formats');
 
   it.each([
@@ -154,20 +169,34 @@ describe('a file without a known extension (the UCI\'s own SMS file is named SMS
     expect(new Set(records.map((r) => r.source))).toEqual(new Set([name]));
   });
 
-  it('keeps the SMS text whole and the CSV comment\'s line break', () => {
-    expect(loadLabelledFile(path.join(fixtures, 'SMSSpamCollection'))[1]?.fields).toEqual({ message: 'URGENT! You have won a 900 prize. Call 09061700000 now to claim, T&C apply' });
-    expect(loadLabelledFile(path.join(fixtures, 'Youtube01-comments'))[1]?.fields).toEqual({ comment: 'This song never gets old,\nstill love it' });
+  it("keeps the SMS text whole and the CSV comment's line break", () => {
+    expect(loadLabelledFile(path.join(fixtures, 'SMSSpamCollection'))[1]?.fields).toEqual({
+      message: 'URGENT! You have won a 900 prize. Call 09061700000 now to claim, T&C apply',
+    });
+    expect(loadLabelledFile(path.join(fixtures, 'Youtube01-comments'))[1]?.fields).toEqual({
+      comment: 'This song never gets old,\nstill love it',
+    });
   });
 
   it('is read the same with another extension (SMSSpamCollection.test)', () => {
     const root = dataDir({ 'sms/SMSSpamCollection.test': ['ham\tsee you at 8', 'spam\tWIN a prize! Text WIN to 80080'] });
-    expect(loadLabelledFile(path.join(root, 'sms/SMSSpamCollection.test')).map((r) => [r.source, r.label])).toEqual([['SMSSpamCollection', 'legitimate'], ['SMSSpamCollection', 'spam']]);
+    expect(loadLabelledFile(path.join(root, 'sms/SMSSpamCollection.test')).map((r) => [r.source, r.label])).toEqual([
+      ['SMSSpamCollection', 'legitimate'],
+      ['SMSSpamCollection', 'spam'],
+    ]);
   });
 
-  it.each([['notes', ['# notes']], ['empty', []]])('%s: neither format is still an unknown format', (name, lines) => {
+  it.each([
+    ['notes', ['# notes']],
+    ['empty', []],
+  ])('%s: neither format is still an unknown format', (name, lines) => {
     const root = dataDir({ [`forms/${name}`]: lines });
     const file = path.join(root, `forms/${name}`);
-    expect(() => loadLabelledFile(file)).toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown format \\(expected \\.csv, \\.tsv, \\.txt, \\.jsonl or \\.ndjson`));
+    expect(() => loadLabelledFile(file)).toThrow(
+      new RegExp(
+        `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown format \\(expected \\.csv, \\.tsv, \\.txt, \\.jsonl or \\.ndjson`,
+      ),
+    );
   });
 
   it('is not read from a data folder, which keeps its notes in files such as readme', () => {

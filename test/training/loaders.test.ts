@@ -25,16 +25,20 @@ function dataDir(files: Record<string, string[]>): string {
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('loadDataDir with moderators\' labels', () => {
+describe("loadDataDir with moderators' labels", () => {
   it('trains on the newest label of a relabelled submission, even when an older file sorts later', () => {
     const { records } = loadDataDir(
       dataDir({
-        '2026-11-20.jsonl': [label(SUBMISSION, 'legitimate', '2026-11-20T09:00:00.000Z', { modelStatus: 'spam', moderatorId: 'a', modelConfidence: 0.9 })],
+        '2026-11-20.jsonl': [
+          label(SUBMISSION, 'legitimate', '2026-11-20T09:00:00.000Z', { modelStatus: 'spam', moderatorId: 'a', modelConfidence: 0.9 }),
+        ],
         '2026-11-21.jsonl': [
           label(SUBMISSION, 'spam', '2026-11-22T10:00:00.000Z', { modelStatus: 'spam', moderatorId: 'b', modelConfidence: 0.9 }),
           label(OTHER, 'legitimate', '2026-11-21T08:00:00.000Z'),
         ],
-        '2026-11-22.jsonl': [label(SUBMISSION, 'legitimate', '2026-11-21T11:00:00.000Z', { modelStatus: 'spam', moderatorId: 'a', modelConfidence: 0.9 })],
+        '2026-11-22.jsonl': [
+          label(SUBMISSION, 'legitimate', '2026-11-21T11:00:00.000Z', { modelStatus: 'spam', moderatorId: 'a', modelConfidence: 0.9 }),
+        ],
       }),
     );
     const mine = records.filter((r) => r.id === `label:${SUBMISSION}`);
@@ -62,7 +66,11 @@ describe('loadDataDir with labels withdrawn by an undo after their export', () =
     const loaded = loadDataDir(
       dataDir({
         '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first, { moderatorId: 'alice' })],
-        '2026-11-21.jsonl': [label(SUBMISSION, 'legitimate', relabel, { moderatorId: 'bob' }), withdrawal(SUBMISSION, relabel), label(OTHER, 'spam', relabel)],
+        '2026-11-21.jsonl': [
+          label(SUBMISSION, 'legitimate', relabel, { moderatorId: 'bob' }),
+          withdrawal(SUBMISSION, relabel),
+          label(OTHER, 'spam', relabel),
+        ],
       }),
     );
     expect(loaded.records.filter((r) => r.id === `label:${SUBMISSION}`).map((r) => r.label)).toEqual(['spam']);
@@ -72,7 +80,9 @@ describe('loadDataDir with labels withdrawn by an undo after their export', () =
   });
 
   it('trains on no label of an item whose only label was undone (back to pending)', () => {
-    const { records } = loadDataDir(dataDir({ '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first), label(OTHER, 'legitimate', first), withdrawal(SUBMISSION, first)] }));
+    const { records } = loadDataDir(
+      dataDir({ '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first), label(OTHER, 'legitimate', first), withdrawal(SUBMISSION, first)] }),
+    );
     expect(records.map((r) => r.id)).toEqual([`label:${OTHER}`]);
   });
 
@@ -104,7 +114,9 @@ describe('loadDataDir with labels withdrawn by an undo after their export', () =
   });
 
   it('applies withdrawals in loadJsonl and latestLabels too (what npm run evaluate reads)', () => {
-    const root = dataDir({ 'a.jsonl': [label(SUBMISSION, 'spam', first), label(SUBMISSION, 'legitimate', relabel), withdrawal(SUBMISSION, relabel)] });
+    const root = dataDir({
+      'a.jsonl': [label(SUBMISSION, 'spam', first), label(SUBMISSION, 'legitimate', relabel), withdrawal(SUBMISSION, relabel)],
+    });
     expect(latestLabels(loadJsonl(path.join(root, 'labels', 'a.jsonl'), 'labels')).map((r) => r.label)).toEqual(['spam']);
   });
 
@@ -154,7 +166,11 @@ describe('loadDataDir with labels withdrawn by an undo after their export', () =
     });
 
     it('ignores a labelId that names a label of another submission', () => {
-      const { records } = loadDataDir(dataDir({ '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first, { labelId: ALICE }), withdrawal(OTHER, first, { labelId: ALICE })] }));
+      const { records } = loadDataDir(
+        dataDir({
+          '2026-11-20.jsonl': [label(SUBMISSION, 'spam', first, { labelId: ALICE }), withdrawal(OTHER, first, { labelId: ALICE })],
+        }),
+      );
       expect(records.map((r) => r.label)).toEqual(['spam']);
     });
   });

@@ -70,7 +70,11 @@ describe('npm run train on a small fixture', () => {
         method: 'POST',
         url: '/v1/verify',
         headers: ORIGIN,
-        payload: { apiKey: KEY, formId: 'contact', payload: { name: 'Tom', email: 'tom@gmail.com', message: 'Do you deliver to Leeds on Saturdays?' } },
+        payload: {
+          apiKey: KEY,
+          formId: 'contact',
+          payload: { name: 'Tom', email: 'tom@gmail.com', message: 'Do you deliver to Leeds on Saturdays?' },
+        },
       });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ modelVersion: '20260102-030405', formId: 'contact' });
@@ -133,7 +137,9 @@ describe('npm run train on data of one class', () => {
       const run = runTraining({ ...options, dataDir: data, outDir: models });
       await expect(run).rejects.toBeInstanceOf(DataError);
       await expect(run).rejects.toThrow(
-        new RegExp(`at least ${MIN_PER_CLASS} spam and ${MIN_PER_CLASS} legitimate .*; this data has \\d+ spam and 0 legitimate there\\. No model was exported\\.`),
+        new RegExp(
+          `at least ${MIN_PER_CLASS} spam and ${MIN_PER_CLASS} legitimate .*; this data has \\d+ spam and 0 legitimate there\\. No model was exported\\.`,
+        ),
       );
       expect(existsSync(models)).toBe(false);
     } finally {

@@ -64,13 +64,22 @@ describe('splitRecords', () => {
   });
 
   it("keeps a moderator's label over a data record of the same text, and the newest of two labels", () => {
-    const label = (id: string, l: 'spam' | 'legitimate', at: string): LabelledRecord => ({ ...rec(id, 'labels', l, 'Cheap SEO for your site'), labelledAt: at });
+    const label = (id: string, l: 'spam' | 'legitimate', at: string): LabelledRecord => ({
+      ...rec(id, 'labels', l, 'Cheap SEO for your site'),
+      labelledAt: at,
+    });
     const all = (s: ReturnType<typeof splitRecords>) => [...s.train, ...s.validation, ...s.test];
     // Folders load in name order, so forms/ comes before labels/: file order must not decide.
-    const relabel = splitRecords([rec('f1', 'forms', 'spam', 'cheap seo for your site'), label('sub-1', 'legitimate', '2026-11-20T10:00:00Z')], opts);
+    const relabel = splitRecords(
+      [rec('f1', 'forms', 'spam', 'cheap seo for your site'), label('sub-1', 'legitimate', '2026-11-20T10:00:00Z')],
+      opts,
+    );
     expect(all(relabel).map((r) => [r.id, r.label])).toEqual([['sub-1', 'legitimate']]);
     expect(relabel.conflicts).toBe(1);
-    const twice = splitRecords([label('sub-2', 'legitimate', '2026-11-21T10:00:00Z'), label('sub-1', 'spam', '2026-11-20T10:00:00Z')], opts);
+    const twice = splitRecords(
+      [label('sub-2', 'legitimate', '2026-11-21T10:00:00Z'), label('sub-1', 'spam', '2026-11-20T10:00:00Z')],
+      opts,
+    );
     expect(all(twice).map((r) => [r.id, r.label])).toEqual([['sub-2', 'legitimate']]);
   });
 });

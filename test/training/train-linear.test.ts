@@ -17,7 +17,10 @@ describe('training on the buckets the examples use', () => {
   it('re-indexes examples onto a compact range and remembers where each bucket came from', () => {
     const { examples, used } = compactExamples([ex(1, [900, 5]), ex(0, [5, 70])], 1024);
     expect([...used]).toEqual([900, 5, 70]);
-    expect(examples.map((e) => [...e.indices].map((j) => used[j]))).toEqual([[900, 5], [5, 70]]);
+    expect(examples.map((e) => [...e.indices].map((j) => used[j]))).toEqual([
+      [900, 5],
+      [5, 70],
+    ]);
     expect(Math.max(...examples.flatMap((e) => [...e.indices]))).toBe(2);
   });
 

@@ -27,13 +27,23 @@ export interface CurvePoint {
 }
 
 /** The first n items fit a correction; every later item is scored with and without it, at the model's threshold. */
-export function correctionCurve(items: readonly AccountExample[], threshold: number, opts: CorrectionSettings, steps: readonly number[] = THRESHOLD_STEPS, minRest = 20): CurvePoint[] {
+export function correctionCurve(
+  items: readonly AccountExample[],
+  threshold: number,
+  opts: CorrectionSettings,
+  steps: readonly number[] = THRESHOLD_STEPS,
+  minRest = 20,
+): CurvePoint[] {
   const out: CurvePoint[] = [];
   for (const n of steps) {
     if (items.length - n < minRest) break;
     const c = pruned(fitAccountCorrection(items.slice(0, n), opts), opts.minWeight);
     const rest = items.slice(n);
-    const score = (z: (x: AccountExample) => number) => binaryMetrics(rest.map((x) => ({ source: 'site', label: x.label, p: sigmoid(z(x)) })), threshold);
+    const score = (z: (x: AccountExample) => number) =>
+      binaryMetrics(
+        rest.map((x) => ({ source: 'site', label: x.label, p: sigmoid(z(x)) })),
+        threshold,
+      );
     out.push({ labelled: n, global: score((x) => x.globalLogit), corrected: score((x) => x.globalLogit + correctionLogit(c, x)) });
   }
   return out;

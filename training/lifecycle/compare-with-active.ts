@@ -14,7 +14,13 @@ export async function keepWhatServes(modelsDir: string, now = new Date()): Promi
   if (newest === undefined) return undefined;
   // An invalid record is left for a person to fix: the service keeps what serves meanwhile.
   if ((await readServingRecord(modelsDir).catch(() => 'invalid')) !== undefined) return undefined;
-  await writeServingRecord(modelsDir, { active: newest, previous: null, shadow: null, changedAt: now.toISOString(), changedBy: 'npm run train (kept what served)' });
+  await writeServingRecord(modelsDir, {
+    active: newest,
+    previous: null,
+    shadow: null,
+    changedAt: now.toISOString(),
+    changedBy: 'npm run train (kept what served)',
+  });
   return `wrote ${servingFile(modelsDir)}: ${newest} keeps serving (without a record the newest version would, and that is about to be this run's candidate)`;
 }
 
@@ -41,7 +47,9 @@ export async function comparisonWithActive(modelsDir: string, result: TrainingRe
     return lines;
   }
   const active = chooseServing(record, others, pinned).active;
-  lines.push(`${version} is a candidate; ${active} still serves${pinned ? ' (MODEL_VERSION)' : ''}. Compared on this run's test split (${result.test.length} records):`);
+  lines.push(
+    `${version} is a candidate; ${active} still serves${pinned ? ' (MODEL_VERSION)' : ''}. Compared on this run's test split (${result.test.length} records):`,
+  );
   try {
     const [current, candidate] = await Promise.all([loadModelFolder(path.join(modelsDir, active)), loadModelFolder(result.dir)]);
     lines.push(...renderComparison(compareModels(current, candidate, result.test)));

@@ -1,7 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { DEFAULT_SHADOW_PREFIX, readAccounts, readFormCounts, readPairs, readRuns, ShadowKeys, type ShadowPair } from '../../core/classifier/shadow-store.ts';
+import {
+  DEFAULT_SHADOW_PREFIX,
+  readAccounts,
+  readFormCounts,
+  readPairs,
+  readRuns,
+  ShadowKeys,
+  type ShadowPair,
+} from '../../core/classifier/shadow-store.ts';
 import { latestLabels, readLabelledFile } from '../data/loaders.ts';
 import type { LabelledRecord } from '../data/record.ts';
 import { binaryMetrics } from '../model/metrics.ts';
@@ -35,12 +43,18 @@ function onLabels(pairs: Array<{ pair: ShadowPair; label: LabelledRecord }>): st
   const lines = [`    on ${pairs.length} labelled submissions   precision   recall      FPR`];
   for (const role of ['active', 'shadow'] as const) {
     const m = binaryMetrics(
-      pairs.map(({ pair, label }) => ({ source: 'labels', label: label.label === 'spam' ? 1 : 0, p: pair[role].status === 'spam' ? 1 : 0 })),
+      pairs.map(({ pair, label }) => ({
+        source: 'labels',
+        label: label.label === 'spam' ? 1 : 0,
+        p: pair[role].status === 'spam' ? 1 : 0,
+      })),
       0.5,
     );
     const version = pairs[0]?.pair[role].version ?? '';
     const cell = (defined: boolean, x: number) => (defined ? pct(x) : 'n/a').padStart(9);
-    lines.push(`      ${`${role} ${version}`.padEnd(30)} ${cell(m.tp + m.fp > 0, m.precision)}  ${cell(m.spam > 0, m.recall)}  ${cell(m.legitimate > 0, m.fpr)}`);
+    lines.push(
+      `      ${`${role} ${version}`.padEnd(30)} ${cell(m.tp + m.fp > 0, m.precision)}  ${cell(m.spam > 0, m.recall)}  ${cell(m.legitimate > 0, m.fpr)}`,
+    );
   }
   return lines;
 }
@@ -68,7 +82,9 @@ export async function shadowReport(o: ShadowReportOptions): Promise<string[]> {
             .filter(([k]) => k.split('>')[0] !== k.split('>')[1])
             .map(([k, n]) => `${k} ${n}`)
             .join(', ');
-          lines.push(`    ${f.formId.padEnd(20)} ${String(f.scored).padStart(7)}   ${pct(f.scored ? f.agreed / f.scored : 0).padStart(6)}   ${(dis || 'none').padEnd(40)} ${f.meanActive.toFixed(3)} / ${f.meanShadow.toFixed(3)}`);
+          lines.push(
+            `    ${f.formId.padEnd(20)} ${String(f.scored).padStart(7)}   ${pct(f.scored ? f.agreed / f.scored : 0).padStart(6)}   ${(dis || 'none').padEnd(40)} ${f.meanActive.toFixed(3)} / ${f.meanShadow.toFixed(3)}`,
+          );
         }
         const labelled = [...pairs.values()]
           .filter((p) => p.accountId === account && p.active.version === run.active && p.shadow.version === run.shadow)

@@ -17,7 +17,11 @@ export function fitPlatt(logits: readonly number[], labels: readonly (0 | 1)[]):
   let a = 1;
   let b = 0;
   for (let iter = 0; iter < 100; iter++) {
-    let g1 = 0, g2 = 0, h11 = 1e-9, h12 = 0, h22 = 1e-9;
+    let g1 = 0,
+      g2 = 0,
+      h11 = 1e-9,
+      h12 = 0,
+      h22 = 1e-9;
     for (let i = 0; i < logits.length; i++) {
       const z = logits[i] as number;
       const t = labels[i] === 1 ? hi : lo;

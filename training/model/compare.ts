@@ -65,20 +65,28 @@ const pct = (x: number) => `${(100 * x).toFixed(2)}%`;
 export function renderComparison(c: Comparison, examples = 5): string[] {
   const a = c.current;
   const b = c.candidate;
-  const lines = [`${'records'.padEnd(14)}  ${'F1'.padStart(7)} ${'→'} ${'F1'.padEnd(7)}  ${'FPR'.padStart(7)} → FPR      (${a.version} → ${b.version})`];
+  const lines = [
+    `${'records'.padEnd(14)}  ${'F1'.padStart(7)} ${'→'} ${'F1'.padEnd(7)}  ${'FPR'.padStart(7)} → FPR      (${a.version} → ${b.version})`,
+  ];
   for (const [name, mb] of [['all', b.evaluation.overall], ...Object.entries(b.evaluation.bySource)] as const) {
     const ma = name === 'all' ? a.evaluation.overall : a.evaluation.bySource[name];
     if (ma === undefined) continue;
     const mark = c.worseOn.includes(name) ? '  worse' : '';
-    lines.push(`  ${`${name} (${mb.n})`.padEnd(14)}  ${ma.f1.toFixed(3).padStart(5)} → ${mb.f1.toFixed(3)}    ${pct(ma.fpr).padStart(6)} → ${pct(mb.fpr).padEnd(7)}${mark}`);
+    lines.push(
+      `  ${`${name} (${mb.n})`.padEnd(14)}  ${ma.f1.toFixed(3).padStart(5)} → ${mb.f1.toFixed(3)}    ${pct(ma.fpr).padStart(6)} → ${pct(mb.fpr).padEnd(7)}${mark}`,
+    );
   }
   const p = c.paired;
-  const show = (ids: readonly string[]) => (ids.length ? `: ${ids.slice(0, examples).join(', ')}${ids.length > examples ? ', …' : ''}` : '');
+  const show = (ids: readonly string[]) =>
+    ids.length ? `: ${ids.slice(0, examples).join(', ')}${ids.length > examples ? ', …' : ''}` : '';
   lines.push(`paired on ${p.n} records: both right ${p.bothRight}, both wrong ${p.bothWrong}`);
   lines.push(`  fixed by ${b.version}  ${p.fixed.length}${show(p.fixed)}`);
   lines.push(`  broken by ${b.version} ${p.broken.length}${show(p.broken)}`);
   const noise = c.pValue >= 0.05;
-  lines.push(`McNemar exact test: p = ${c.pValue < 0.0001 ? c.pValue.toExponential(1) : c.pValue.toFixed(4)} (${noise ? 'the difference is within what chance gives' : `a real difference: ${p.fixed.length > p.broken.length ? b.version : a.version} is right more often`})`);
-  if (c.worseOn.length > 0) lines.push(`WARNING: ${b.version} is worse than ${a.version} on ${c.worseOn.join(', ')} (lower F1 or more false positives)`);
+  lines.push(
+    `McNemar exact test: p = ${c.pValue < 0.0001 ? c.pValue.toExponential(1) : c.pValue.toFixed(4)} (${noise ? 'the difference is within what chance gives' : `a real difference: ${p.fixed.length > p.broken.length ? b.version : a.version} is right more often`})`,
+  );
+  if (c.worseOn.length > 0)
+    lines.push(`WARNING: ${b.version} is worse than ${a.version} on ${c.worseOn.join(', ')} (lower F1 or more false positives)`);
   return lines;
 }

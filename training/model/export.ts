@@ -31,7 +31,8 @@ export async function exportModel(
   accounts?: AccountsFile,
 ): Promise<Manifest> {
   const valid = manifestSchema.parse(manifest);
-  if ((accounts !== undefined) !== (valid.accountCorrections !== undefined)) throw new Error('the manifest must list accounts.json exactly when it is exported');
+  if ((accounts !== undefined) !== (valid.accountCorrections !== undefined))
+    throw new Error('the manifest must list accounts.json exactly when it is exported');
   if (await stat(dir).catch(() => null)) throw new ModelExistsError(`${dir} already exists: not overwriting a model`);
   const parent = path.dirname(dir);
   const partial = path.join(parent, `.${path.basename(dir)}.partial`);

@@ -1,7 +1,13 @@
 import type { FeatureExtractor } from '../../core/features/index.ts';
 import type { AccountsFile, StoredCorrection } from '../../core/classifier/account-corrections.ts';
 import type { LabelledRecord } from '../data/record.ts';
-import { DEFAULT_CORRECTION, fitAccountCorrection, type AccountCorrection, type AccountExample, type CorrectionOptions } from './account-correction.ts';
+import {
+  DEFAULT_CORRECTION,
+  fitAccountCorrection,
+  type AccountCorrection,
+  type AccountExample,
+  type CorrectionOptions,
+} from './account-correction.ts';
 
 /**
  * An account gets a correction from this many labels on. Below it, a correction fitted on an account's first labels
@@ -27,7 +33,12 @@ export interface CorrectionSettings extends CorrectionOptions {
   readonly minWeight: number;
 }
 
-export const DEFAULT_CORRECTION_SETTINGS: CorrectionSettings = Object.freeze({ ...DEFAULT_CORRECTION, l2: CORRECTION_L2, minLabels: MIN_ACCOUNT_LABELS, minWeight: MIN_CORRECTION_WEIGHT });
+export const DEFAULT_CORRECTION_SETTINGS: CorrectionSettings = Object.freeze({
+  ...DEFAULT_CORRECTION,
+  l2: CORRECTION_L2,
+  minLabels: MIN_ACCOUNT_LABELS,
+  minWeight: MIN_CORRECTION_WEIGHT,
+});
 
 /**
  * One correction per account with at least `minLabels` labels, each fitted on that account's labels alone over the
@@ -57,5 +68,9 @@ export function fitAccountCorrections(
 /** The correction without its weights under `minWeight` in size: what is exported and served. */
 export function pruned(c: AccountCorrection, minWeight: number): AccountCorrection {
   const kept = [...c.weights.keys()].filter((i) => Math.abs(c.weights[i] as number) >= minWeight);
-  return { ...c, indices: Int32Array.from(kept, (i) => c.indices[i] as number), weights: Float32Array.from(kept, (i) => c.weights[i] as number) };
+  return {
+    ...c,
+    indices: Int32Array.from(kept, (i) => c.indices[i] as number),
+    weights: Float32Array.from(kept, (i) => c.weights[i] as number),
+  };
 }

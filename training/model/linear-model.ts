@@ -12,7 +12,9 @@ export const LAYER_NAMES = { weights: 'hashed_weights', output: 'output' } as co
 export function buildLayersModel(dimension: number, weights: Float32Array, bias: number): tf.LayersModel {
   const indices = tf.input({ shape: [null], dtype: 'int32', name: 'indices' });
   const values = tf.input({ shape: [null, 1], name: 'values' });
-  const embedded = tf.layers.embedding({ inputDim: dimension, outputDim: 1, name: LAYER_NAMES.weights }).apply(indices) as tf.SymbolicTensor;
+  const embedded = tf.layers
+    .embedding({ inputDim: dimension, outputDim: 1, name: LAYER_NAMES.weights })
+    .apply(indices) as tf.SymbolicTensor;
   const dot = tf.layers.dot({ axes: 1, name: 'weighted_sum' }).apply([embedded, values]) as tf.SymbolicTensor;
   const flat = tf.layers.reshape({ targetShape: [1], name: 'logit_input' }).apply(dot) as tf.SymbolicTensor;
   const output = tf.layers.dense({ units: 1, activation: 'sigmoid', name: LAYER_NAMES.output }).apply(flat) as tf.SymbolicTensor;

@@ -8,7 +8,10 @@ export interface Scored {
 }
 
 export function binaryMetrics(items: readonly Scored[], threshold: number): BinaryMetrics {
-  let tp = 0, fp = 0, tn = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    tn = 0,
+    fn = 0;
   for (const s of items) {
     const spam = s.p >= threshold;
     if (s.label === 1) {
@@ -20,8 +23,15 @@ export function binaryMetrics(items: readonly Scored[], threshold: number): Bina
   const precision = tp + fp ? tp / (tp + fp) : 0;
   const recall = tp + fn ? tp / (tp + fn) : 0;
   return {
-    n: items.length, spam: tp + fn, legitimate: tn + fp, tp, fp, tn, fn,
-    precision, recall,
+    n: items.length,
+    spam: tp + fn,
+    legitimate: tn + fp,
+    tp,
+    fp,
+    tn,
+    fn,
+    precision,
+    recall,
     f1: precision + recall ? (2 * precision * recall) / (precision + recall) : 0,
     fpr: fp + tn ? fp / (fp + tn) : 0,
     accuracy: items.length ? (tp + tn) / items.length : 0,
@@ -32,8 +42,10 @@ export function binaryMetrics(items: readonly Scored[], threshold: number): Bina
 /** Area under the ROC curve by the rank statistic (ties count half); null with one class only. */
 export function rocAuc(items: readonly Scored[]): number | null {
   const sorted = items.map((s) => [s.p, s.label] as const).sort((a, b) => a[0] - b[0]);
-  let pos = 0, neg = 0, rankSum = 0;
-  for (let i = 0; i < sorted.length; ) {
+  let pos = 0,
+    neg = 0,
+    rankSum = 0;
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j < sorted.length && sorted[j]![0] === sorted[i]![0]) j++;
     const avgRank = (i + 1 + j) / 2;
@@ -68,7 +80,15 @@ export function evaluate(items: readonly Scored[], threshold: number): Evaluatio
   const sources = [...new Set(items.map((s) => s.source))].sort();
   return {
     overall: binaryMetrics(items, threshold),
-    bySource: Object.fromEntries(sources.map((src) => [src, binaryMetrics(items.filter((s) => s.source === src), threshold)])),
+    bySource: Object.fromEntries(
+      sources.map((src) => [
+        src,
+        binaryMetrics(
+          items.filter((s) => s.source === src),
+          threshold,
+        ),
+      ]),
+    ),
     ece: expectedCalibrationError(items),
   };
 }

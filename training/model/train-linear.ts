@@ -46,7 +46,10 @@ function sparseLookup(dimension: number) {
  * no example holds keeps weight 0 anyway (zero gradient, zero L2 pull), so training on the used ones alone gives
  * the same model for a fraction of the work. `used[j]` is compact bucket j's place in the full table.
  */
-export function compactExamples(examples: readonly TrainingExample[], dimension: number): { examples: TrainingExample[]; used: Int32Array } {
+export function compactExamples(
+  examples: readonly TrainingExample[],
+  dimension: number,
+): { examples: TrainingExample[]; used: Int32Array } {
   const slot = new Int32Array(dimension).fill(-1);
   const used: number[] = [];
   const compact = examples.map((e) => {
@@ -85,13 +88,17 @@ export function trainLinear(all: readonly TrainingExample[], opts: TrainOptions)
         const valT = tf.tensor2d(values, [batch.length, k]);
         const yT = tf.tensor1d(y);
         const wT = tf.tensor1d(w);
-        const cost = optimizer.minimize(() => {
-          const z = tf.add(tf.sum(tf.mul(lookup(W, idxT), valT), 1), b);
-          // Numerically stable sigmoid cross-entropy: max(z,0) - z*y + log(1 + e^-|z|).
-          const ce = tf.add(tf.sub(tf.relu(z), tf.mul(z, yT)), tf.log1p(tf.exp(tf.neg(tf.abs(z)))));
-          const data = tf.div(tf.sum(tf.mul(ce, wT)), tf.sum(wT));
-          return tf.add(data, tf.mul(opts.l2, tf.sum(tf.square(W)))) as tf.Scalar;
-        }, true, [W, b]);
+        const cost = optimizer.minimize(
+          () => {
+            const z = tf.add(tf.sum(tf.mul(lookup(W, idxT), valT), 1), b);
+            // Numerically stable sigmoid cross-entropy: max(z,0) - z*y + log(1 + e^-|z|).
+            const ce = tf.add(tf.sub(tf.relu(z), tf.mul(z, yT)), tf.log1p(tf.exp(tf.neg(tf.abs(z)))));
+            const data = tf.div(tf.sum(tf.mul(ce, wT)), tf.sum(wT));
+            return tf.add(data, tf.mul(opts.l2, tf.sum(tf.square(W)))) as tf.Scalar;
+          },
+          true,
+          [W, b],
+        );
         return (cost as tf.Scalar).dataSync()[0] as number;
       });
       lossSum += loss;

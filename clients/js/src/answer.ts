@@ -55,7 +55,10 @@ export function interpret(a: Attempt): Step {
   const status = a.status;
   if (status === 200 && isVerdict(body)) {
     // The service's own fields first, so `outcome` and `allow` are always the client's.
-    const result = body.status === 'spam' ? { ...body, status: 'spam' as const, outcome: 'spam' as const, allow: false as const } : { ...body, status: 'legitimate' as const, outcome: 'legitimate' as const, allow: true as const };
+    const result =
+      body.status === 'spam'
+        ? { ...body, status: 'spam' as const, outcome: 'spam' as const, allow: false as const }
+        : { ...body, status: 'legitimate' as const, outcome: 'legitimate' as const, allow: true as const };
     return { kind: 'result', result };
   }
   if (status === 403 && isBlocked(body)) return { kind: 'result', result: { ...body, outcome: 'blocked', allow: false } };
@@ -65,7 +68,8 @@ export function interpret(a: Attempt): Step {
   const said = isRecord(body) && typeof body.error === 'string' ? `: ${body.error.slice(0, 200)}` : '';
   // A 200 (or 3xx) that is not JSON is no verdict: a captive portal or a proxy's page. A 4xx or 5xx page of a proxy
   // means what its status means, read below.
-  if (!parsed.ok && status < 400) return { kind: 'failure', reason: 'bad-response', retry: false, ...common, detail: `HTTP ${status} with a body that is not JSON` };
+  if (!parsed.ok && status < 400)
+    return { kind: 'failure', reason: 'bad-response', retry: false, ...common, detail: `HTTP ${status} with a body that is not JSON` };
   if (status === 429 || status === 503) {
     // The service sends Retry-After with both; the 429 body's retryAfter says the same in seconds.
     const header = retryAfterMs(a.retryAfter);
@@ -73,7 +77,14 @@ export function interpret(a: Attempt): Step {
     const waitMs = header ?? fromBody;
     const reason = status === 429 ? 'rate-limited' : 'server-error';
     // A 429 that says nothing about when is a 4xx like another: not retried.
-    return { kind: 'failure', reason, retry: status === 503 || waitMs !== undefined, ...(waitMs === undefined ? {} : { waitMs }), ...common, detail: `HTTP ${status}${said}` };
+    return {
+      kind: 'failure',
+      reason,
+      retry: status === 503 || waitMs !== undefined,
+      ...(waitMs === undefined ? {} : { waitMs }),
+      ...common,
+      detail: `HTTP ${status}${said}`,
+    };
   }
   if (status >= 500) return { kind: 'failure', reason: 'server-error', retry: true, ...common, detail: `HTTP ${status}${said}` };
   if (status >= 400) return { kind: 'failure', reason: 'rejected', retry: false, ...common, detail: `HTTP ${status}${said}` };

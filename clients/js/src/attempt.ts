@@ -11,16 +11,27 @@ export type Attempt =
  * Sends one request and reads its whole body within `timeoutMs`. The race against the timer holds even for a
  * `fetch` that ignores its signal, so no attempt outlives its time. A caller's `signal` aborting rethrows its reason.
  */
-export async function attempt(fetchImpl: FetchLike, url: string, init: RequestInit, timeoutMs: number, signal?: AbortSignal): Promise<Attempt> {
+export async function attempt(
+  fetchImpl: FetchLike,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Attempt> {
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, Math.max(0, timeoutMs));
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort();
+    },
+    Math.max(0, timeoutMs),
+  );
   const onCallerAbort = (): void => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const stopped = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
+  const stopped = new Promise<never>((_, reject) =>
+    controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+  );
   stopped.catch(() => undefined);
   try {
     const response = await Promise.race([fetchImpl(url, { ...init, signal: controller.signal }), stopped]);

@@ -64,7 +64,8 @@ function httpUrl(text: unknown): URL | undefined {
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!Number.isFinite(value) || value < 0) throw new TypeError(`FormguardClient: ${name} must be a finite number ≥ 0, got ${String(value)}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new TypeError(`FormguardClient: ${name} must be a finite number ≥ 0, got ${String(value)}`);
   return value;
 }
 
@@ -94,7 +95,8 @@ export class FormguardClient {
 
   constructor(options: FormguardClientOptions) {
     const base = httpUrl(options.baseUrl);
-    if (base === undefined) throw new TypeError(`FormguardClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+    if (base === undefined)
+      throw new TypeError(`FormguardClient: baseUrl must be an absolute http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
     if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('FormguardClient: apiKey is required');
     this.#url = `${base.origin}${base.pathname.replace(/\/+$/, '')}/v1/verify`;
     this.#apiKey = options.apiKey;
@@ -116,7 +118,9 @@ export class FormguardClient {
     let last: Extract<Step, { kind: 'failure' }>;
     for (;;) {
       attempts++;
-      const step = interpret(await attempt(this.#fetch, this.#url, init, Math.min(this.#timeoutMs, deadline - performance.now()), request.signal));
+      const step = interpret(
+        await attempt(this.#fetch, this.#url, init, Math.min(this.#timeoutMs, deadline - performance.now()), request.signal),
+      );
       if (step.kind === 'result') return step.result;
       last = step;
       if (!step.retry || attempts > this.#retries) break;
@@ -137,11 +141,19 @@ export class FormguardClient {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (request.origin !== undefined) {
       const page = httpUrl(request.origin);
-      if (page === undefined) throw new TypeError(`FormguardClient.verify: origin must be an absolute URL such as https://shop.example/contact, got ${JSON.stringify(request.origin)}`);
+      if (page === undefined)
+        throw new TypeError(
+          `FormguardClient.verify: origin must be an absolute URL such as https://shop.example/contact, got ${JSON.stringify(request.origin)}`,
+        );
       headers.origin = page.origin;
       headers.referer = page.href;
     }
-    const body = JSON.stringify({ apiKey: this.#apiKey, formId: request.formId, ...(payload === undefined ? {} : { payload }), ...(fieldData === undefined ? {} : { fieldData }) });
+    const body = JSON.stringify({
+      apiKey: this.#apiKey,
+      formId: request.formId,
+      ...(payload === undefined ? {} : { payload }),
+      ...(fieldData === undefined ? {} : { fieldData }),
+    });
     return { method: 'POST', headers, body };
   }
 

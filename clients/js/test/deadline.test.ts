@@ -4,7 +4,16 @@ import { FormguardClient } from '../src/index.js';
 import { faultServer, internalErrorBody, json, verdictBody } from './fault-server.js';
 
 /** What the server does with one request. */
-const behaviours = ['hang', 'reset', '500', '503 retry-after 0', '503 retry-after 1', '429 retry-after 1', 'verdict after 250 ms', 'verdict'] as const;
+const behaviours = [
+  'hang',
+  'reset',
+  '500',
+  '503 retry-after 0',
+  '503 retry-after 1',
+  '429 retry-after 1',
+  'verdict after 250 ms',
+  'verdict',
+] as const;
 type Behaviour = (typeof behaviours)[number];
 
 const DEADLINE_MS = 700;
@@ -27,7 +36,12 @@ describe('the deadline', () => {
             case '503 retry-after 1':
               return json(res, 503, internalErrorBody(id), { 'retry-after': '1' });
             case '429 retry-after 1':
-              return json(res, 429, { error: 'Rate limit exceeded', retryAfter: 1, message: 'wait', processingTime: 0 }, { 'retry-after': '1' });
+              return json(
+                res,
+                429,
+                { error: 'Rate limit exceeded', retryAfter: 1, message: 'wait', processingTime: 0 },
+                { 'retry-after': '1' },
+              );
             case 'verdict after 250 ms':
               return void setTimeout(() => json(res, 200, verdictBody()), 250);
             case 'verdict':

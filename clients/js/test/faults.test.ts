@@ -83,7 +83,9 @@ describe('the client when the service cannot answer', () => {
     const verdict = verdictBody('spam');
     const server = await track(
       faultServer((n, res) =>
-        n === 0 ? json(res, 503, internalErrorBody('11111111-1111-4111-8111-111111111111'), { 'retry-after': '1' }) : json(res, 200, verdict),
+        n === 0
+          ? json(res, 503, internalErrorBody('11111111-1111-4111-8111-111111111111'), { 'retry-after': '1' })
+          : json(res, 200, verdict),
       ),
     );
     const client = new FormguardClient({ baseUrl: server.url, apiKey: 'k' });
@@ -112,7 +114,13 @@ describe('the client when the service cannot answer', () => {
     const client = new FormguardClient({ baseUrl: server.url, apiKey: 'k' });
     const f = failedOpen((await timed(client)).result);
     expect(server.seen.length).toBe(3);
-    expect(f).toMatchObject({ reason: 'server-error', status: 500, attempts: 3, submissionId: ids[2], body: internalErrorBody(ids[2] ?? '') });
+    expect(f).toMatchObject({
+      reason: 'server-error',
+      status: 500,
+      attempts: 3,
+      submissionId: ids[2],
+      body: internalErrorBody(ids[2] ?? ''),
+    });
   });
 
   it('fails open on a 200 whose body is not JSON, without retrying', async () => {
@@ -157,8 +165,15 @@ describe('the client when the service cannot answer', () => {
   });
 
   it('waits out a 429 whose Retry-After fits the deadline, and fails open on one that does not', async () => {
-    const limited = { error: 'Rate limit exceeded', retryAfter: 1, message: 'Too many requests; please wait 1 seconds before retrying', processingTime: 0.2 };
-    const short = await track(faultServer((n, res) => (n === 0 ? json(res, 429, limited, { 'retry-after': '1' }) : json(res, 200, verdictBody()))));
+    const limited = {
+      error: 'Rate limit exceeded',
+      retryAfter: 1,
+      message: 'Too many requests; please wait 1 seconds before retrying',
+      processingTime: 0.2,
+    };
+    const short = await track(
+      faultServer((n, res) => (n === 0 ? json(res, 429, limited, { 'retry-after': '1' }) : json(res, 200, verdictBody()))),
+    );
     expect((await timed(new FormguardClient({ baseUrl: short.url, apiKey: 'k' }))).result.outcome).toBe('legitimate');
     expect(short.seen.length).toBe(2);
 

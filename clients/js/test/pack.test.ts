@@ -63,10 +63,21 @@ export function note(r: VerifyResult): string {
 export const client = new FormguardClient({ baseUrl: 'https://formguard.example', apiKey: 'k' });
 `,
     );
-    const compilerOptions = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [] };
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      module: 'nodenext',
+      moduleResolution: 'nodenext',
+      target: 'es2022',
+      lib: ['es2022', 'dom'],
+      types: [],
+    };
     await writeFile(path.join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['caller.ts'] }));
     await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app });
-    await writeFile(path.join(app, 'wrong.ts'), `import type { VerifyResult } from '@formguard/client';\nexport const f = (r: VerifyResult): string => r.reasoning;\n`);
+    await writeFile(
+      path.join(app, 'wrong.ts'),
+      `import type { VerifyResult } from '@formguard/client';\nexport const f = (r: VerifyResult): string => r.reasoning;\n`,
+    );
     await writeFile(path.join(app, 'tsconfig.wrong.json'), JSON.stringify({ compilerOptions, files: ['wrong.ts'] }));
     const wrong = await run(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], { cwd: app }).then(
       () => '',

@@ -12,7 +12,12 @@ describe('what the client sends', () => {
     await client.verify({ formId: 'contact', payload: { message: 'hi' } });
     await client.verify({ formId: 'contact', fieldData: { f1: 'x' }, payload: { message: 'hi' } });
     expect(JSON.parse(server.seen[0]?.body ?? '')).toEqual({ apiKey: 'the-key', formId: 'contact', payload: { message: 'hi' } });
-    expect(JSON.parse(server.seen[1]?.body ?? '')).toEqual({ apiKey: 'the-key', formId: 'contact', payload: { message: 'hi' }, fieldData: { f1: 'x' } });
+    expect(JSON.parse(server.seen[1]?.body ?? '')).toEqual({
+      apiKey: 'the-key',
+      formId: 'contact',
+      payload: { message: 'hi' },
+      fieldData: { f1: 'x' },
+    });
     expect(server.seen[0]?.headers['content-type']).toBe('application/json');
     expect(server.seen[0]?.headers.origin).toBeUndefined();
   });
@@ -43,12 +48,17 @@ describe('what the client sends', () => {
     // @ts-expect-error neither payload nor fieldData: the types refuse it too
     await expect(client.verify({ formId: 'contact' })).rejects.toThrow(/payload or fieldData/);
     await expect(client.verify({ formId: '', payload: {} })).rejects.toThrow(/formId/);
-    await expect(client.verify({ formId: 'contact', payload: {}, origin: 'shop.example' })).rejects.toThrow(/origin must be an absolute URL/);
+    await expect(client.verify({ formId: 'contact', payload: {}, origin: 'shop.example' })).rejects.toThrow(
+      /origin must be an absolute URL/,
+    );
   });
 
   it('leaves the API key out of the failure message', async () => {
     server = await faultServer((_n, res) => json(res, 401, { error: 'Invalid API key' }));
-    const result = await new FormguardClient({ baseUrl: server.url, apiKey: 'secret-key-123' }).verify({ formId: 'contact', payload: { message: 'hi' } });
+    const result = await new FormguardClient({ baseUrl: server.url, apiKey: 'secret-key-123' }).verify({
+      formId: 'contact',
+      payload: { message: 'hi' },
+    });
     expect(result.outcome).toBe('failed-open');
     expect(JSON.stringify(result)).not.toContain('secret-key-123');
   });

@@ -18,14 +18,38 @@ export async function dashboardRoutes(app: FastifyInstance, api: ConsoleApi, ret
   const r = app.withTypeProvider<ZodTypeProvider>();
   const chart = await chartJs();
   const query = z.object({
-    days: z.coerce.number().int().min(1).max(Math.max(1, Math.floor(retentionDays))).default(Math.min(14, Math.max(1, Math.floor(retentionDays)))),
+    days: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(Math.max(1, Math.floor(retentionDays)))
+      .default(Math.min(14, Math.max(1, Math.floor(retentionDays)))),
     form: z.string().min(1).max(200).optional(),
   });
-  r.get('/vendor/chart.umd.min.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(chart));
-  r.get('/api/dashboard', { preValidation: api.authenticated, config: { invalid: 'Bad request: days is a whole number within the retention period' }, schema: { tags: ['review console'], summary: 'What the filter did for the account, per form and day, with estimates from labels', querystring: query } }, async (request) => {
-    const m = api.who(request);
-    const policy = api.policyFor(m.accountId);
-    const d = await dashboard(api.store.redis, api.store.keys, m.accountId, { days: request.query.days, formId: request.query.form, band: policy.band, now: api.now() });
-    return { ...d, band: policy.band, sampleRate: policy.sampleRate, forms: d.forms, allForms: await api.store.items.forms(m.accountId) };
-  });
+  r.get('/vendor/chart.umd.min.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(chart),
+  );
+  r.get(
+    '/api/dashboard',
+    {
+      preValidation: api.authenticated,
+      config: { invalid: 'Bad request: days is a whole number within the retention period' },
+      schema: {
+        tags: ['review console'],
+        summary: 'What the filter did for the account, per form and day, with estimates from labels',
+        querystring: query,
+      },
+    },
+    async (request) => {
+      const m = api.who(request);
+      const policy = api.policyFor(m.accountId);
+      const d = await dashboard(api.store.redis, api.store.keys, m.accountId, {
+        days: request.query.days,
+        formId: request.query.form,
+        band: policy.band,
+        now: api.now(),
+      });
+      return { ...d, band: policy.band, sampleRate: policy.sampleRate, forms: d.forms, allForms: await api.store.items.forms(m.accountId) };
+    },
+  );
 }

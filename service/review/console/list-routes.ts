@@ -26,7 +26,10 @@ const bulkBody = z.object({ ids: z.array(z.string().uuid()).min(1).max(MAX_BULK_
 const confirmQuery = z.object({ form: FORM.optional(), min: z.coerce.number().min(0).max(1) });
 const confirmBody = z.object({ form: FORM.optional(), min: z.number().min(0).max(1) });
 const idParams = z.object({ id: z.string().uuid() });
-const reportBody = z.object({ label: labelSchema, fields: z.record(z.string().max(256), z.unknown()).refine((f) => Object.keys(f).length > 0, 'no fields') });
+const reportBody = z.object({
+  label: labelSchema,
+  fields: z.record(z.string().max(256), z.unknown()).refine((f) => Object.keys(f).length > 0, 'no fields'),
+});
 const tags = ['review console'];
 
 /** A list row: the item as stored, with what the row shows first (the message, the sender's address). */
@@ -48,66 +51,117 @@ export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
   // The session is checked before the request is validated: a signed-out caller learns nothing of the API's shape.
   const auth = { preValidation: api.authenticated };
 
-  r.get('/api/list', { ...auth, config: { invalid: 'Bad request: invalid list filter' }, schema: { tags, summary: 'Items found by filters, date range, sort and search, paged, with counts', querystring: listQuery } }, async (request) => {
-    const m = api.who(request);
-    const q = request.query;
-    const [page, counts, summary] = await Promise.all([
-      api.store.listing.list(m.accountId, {
-        formId: q.form,
-        status: q.status,
-        from: q.from === undefined ? undefined : Date.parse(q.from),
-        to: q.to === undefined ? undefined : Date.parse(q.to),
-        sort: q.sort,
-        search: q.q,
-        offset: q.offset,
-        limit: q.limit,
-      }),
-      api.store.items.counts(m.accountId),
-      api.store.listing.counts(m.accountId),
-    ]);
-    return { rows: page.entries.map(row), total: page.total, offset: q.offset, limit: q.limit, counts, summary };
-  });
+  r.get(
+    '/api/list',
+    {
+      ...auth,
+      config: { invalid: 'Bad request: invalid list filter' },
+      schema: { tags, summary: 'Items found by filters, date range, sort and search, paged, with counts', querystring: listQuery },
+    },
+    async (request) => {
+      const m = api.who(request);
+      const q = request.query;
+      const [page, counts, summary] = await Promise.all([
+        api.store.listing.list(m.accountId, {
+          formId: q.form,
+          status: q.status,
+          from: q.from === undefined ? undefined : Date.parse(q.from),
+          to: q.to === undefined ? undefined : Date.parse(q.to),
+          sort: q.sort,
+          search: q.q,
+          offset: q.offset,
+          limit: q.limit,
+        }),
+        api.store.items.counts(m.accountId),
+        api.store.listing.counts(m.accountId),
+      ]);
+      return { rows: page.entries.map(row), total: page.total, offset: q.offset, limit: q.limit, counts, summary };
+    },
+  );
 
-  r.post('/api/bulk/label', { ...auth, bodyLimit: 256 * 1024, config: { invalid: 'Bad request: send {"ids": [submissionIds], "label": "spam" | "legitimate"}' }, schema: { tags, summary: 'Label many pending items in one action (one undo)', body: bulkBody } }, async (request) => {
-    const m = api.who(request);
-    const result = await api.store.bulk.label(m.accountId, request.body.ids, request.body.label, m.moderatorId);
-    logBulk(request, m, result.labelled, request.body.label);
-    return { ...result, counts: await api.store.items.counts(m.accountId) };
-  });
+  r.post(
+    '/api/bulk/label',
+    {
+      ...auth,
+      bodyLimit: 256 * 1024,
+      config: { invalid: 'Bad request: send {"ids": [submissionIds], "label": "spam" | "legitimate"}' },
+      schema: { tags, summary: 'Label many pending items in one action (one undo)', body: bulkBody },
+    },
+    async (request) => {
+      const m = api.who(request);
+      const result = await api.store.bulk.label(m.accountId, request.body.ids, request.body.label, m.moderatorId);
+      logBulk(request, m, result.labelled, request.body.label);
+      return { ...result, counts: await api.store.items.counts(m.accountId) };
+    },
+  );
 
-  r.get('/api/bulk/confirm', { ...auth, config: { invalid: 'Bad request: min is a confidence from 0 to 1' }, schema: { tags, summary: 'How many pending spam verdicts at or above a confidence a confirm-all takes', querystring: confirmQuery } }, async (request) => {
-    const m = api.who(request);
-    return api.store.bulk.confirmPreview(m.accountId, { formId: request.query.form, min: request.query.min });
-  });
+  r.get(
+    '/api/bulk/confirm',
+    {
+      ...auth,
+      config: { invalid: 'Bad request: min is a confidence from 0 to 1' },
+      schema: { tags, summary: 'How many pending spam verdicts at or above a confidence a confirm-all takes', querystring: confirmQuery },
+    },
+    async (request) => {
+      const m = api.who(request);
+      return api.store.bulk.confirmPreview(m.accountId, { formId: request.query.form, min: request.query.min });
+    },
+  );
 
-  r.post('/api/bulk/confirm', { ...auth, bodyLimit: 4096, config: { invalid: 'Bad request: send {"min": <confidence 0..1>, "form"?: "<formId>"}' }, schema: { tags, summary: 'Label spam every pending spam verdict at or above a confidence (one undo)', body: confirmBody } }, async (request) => {
-    const m = api.who(request);
-    const result = await api.store.bulk.confirm(m.accountId, { formId: request.body.form, min: request.body.min }, m.moderatorId);
-    logBulk(request, m, result.labelled, 'spam');
-    return { ...result, counts: await api.store.items.counts(m.accountId) };
-  });
+  r.post(
+    '/api/bulk/confirm',
+    {
+      ...auth,
+      bodyLimit: 4096,
+      config: { invalid: 'Bad request: send {"min": <confidence 0..1>, "form"?: "<formId>"}' },
+      schema: { tags, summary: 'Label spam every pending spam verdict at or above a confidence (one undo)', body: confirmBody },
+    },
+    async (request) => {
+      const m = api.who(request);
+      const result = await api.store.bulk.confirm(m.accountId, { formId: request.body.form, min: request.body.min }, m.moderatorId);
+      logBulk(request, m, result.labelled, 'spam');
+      return { ...result, counts: await api.store.items.counts(m.accountId) };
+    },
+  );
 
   // A miss past the keep-fields window: the moderator pastes its fields, which are labelled (and exported) with its verdict.
-  r.post('/api/items/:id/report', { ...auth, bodyLimit: 256 * 1024, config: { invalid: 'Bad request: send {"label": "spam" | "legitimate", "fields": {…}} for a submissionId' }, schema: { tags, summary: 'Report a miss whose fields were not kept, with its pasted fields', params: idParams, body: reportBody } }, async (request, reply) => {
-    const m = api.who(request);
-    const entry = await api.store.items.get(m.accountId, request.params.id);
-    if (entry === undefined) return reply.code(404).send({ error: 'No such submission for this account within retention.' });
-    if (entry.fieldsKept) return reply.code(409).send({ error: 'The fields of this submission are kept: label it as it is.' });
-    const capped = capFields(request.body.fields, api.maxFieldBytes);
-    let record;
-    try {
-      record = await api.store.labels.label(m.accountId, request.params.id, request.body.label, m.moderatorId, {
-        expected: null,
-        pasted: { fields: capped.fields, truncated: capped.truncated, ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}) },
-      });
-    } catch (err) {
-      if (err instanceof LabelConflictError) return reply.code(409).send({ error: 'Someone labelled this submission meanwhile.' });
-      throw err;
-    }
-    if (record === undefined) return reply.code(404).send({ error: 'No such submission for this account within retention.' });
-    request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: request.params.id, label: record.label }, 'review: miss reported with pasted fields');
-    return { label: record.label, labelId: record.labelId, labelledAt: record.labelledAt, counts: await api.store.items.counts(m.accountId) };
-  });
+  r.post(
+    '/api/items/:id/report',
+    {
+      ...auth,
+      bodyLimit: 256 * 1024,
+      config: { invalid: 'Bad request: send {"label": "spam" | "legitimate", "fields": {…}} for a submissionId' },
+      schema: { tags, summary: 'Report a miss whose fields were not kept, with its pasted fields', params: idParams, body: reportBody },
+    },
+    async (request, reply) => {
+      const m = api.who(request);
+      const entry = await api.store.items.get(m.accountId, request.params.id);
+      if (entry === undefined) return reply.code(404).send({ error: 'No such submission for this account within retention.' });
+      if (entry.fieldsKept) return reply.code(409).send({ error: 'The fields of this submission are kept: label it as it is.' });
+      const capped = capFields(request.body.fields, api.maxFieldBytes);
+      let record;
+      try {
+        record = await api.store.labels.label(m.accountId, request.params.id, request.body.label, m.moderatorId, {
+          expected: null,
+          pasted: { fields: capped.fields, truncated: capped.truncated, ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}) },
+        });
+      } catch (err) {
+        if (err instanceof LabelConflictError) return reply.code(409).send({ error: 'Someone labelled this submission meanwhile.' });
+        throw err;
+      }
+      if (record === undefined) return reply.code(404).send({ error: 'No such submission for this account within retention.' });
+      request.log.info(
+        { accountId: m.accountId, moderatorId: m.moderatorId, submissionId: request.params.id, label: record.label },
+        'review: miss reported with pasted fields',
+      );
+      return {
+        label: record.label,
+        labelId: record.labelId,
+        labelledAt: record.labelledAt,
+        counts: await api.store.items.counts(m.accountId),
+      };
+    },
+  );
 }
 
 function logBulk(request: FastifyRequest, m: { accountId: string; moderatorId: string }, labelled: number, label: string): void {

@@ -18,7 +18,8 @@ import { dashboardRoutes } from './dashboard-routes.ts';
 import { listRoutes, row } from './list-routes.ts';
 
 // Says how to turn the console on, not only that it is off.
-const NO_MODERATORS = 'The review console is off: no moderators are configured. Add one with: npm run tenants -- add-moderator <accountId> <moderatorId>';
+const NO_MODERATORS =
+  'The review console is off: no moderators are configured. Add one with: npm run tenants -- add-moderator <accountId> <moderatorId>';
 
 export const SESSION_COOKIE = 'fg_review';
 /** State-changing calls must carry this header (and a JSON body): a cross-site form can send neither. */
@@ -81,8 +82,10 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     });
 
     app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
-      if ((err as { validation?: unknown }).validation !== undefined) return reply.code(400).send({ error: request.routeOptions.config.invalid ?? 'Bad request' });
-      const status = err instanceof HttpError ? err.statusCode : err.statusCode !== undefined && err.statusCode < 500 ? err.statusCode : 500;
+      if ((err as { validation?: unknown }).validation !== undefined)
+        return reply.code(400).send({ error: request.routeOptions.config.invalid ?? 'Bad request' });
+      const status =
+        err instanceof HttpError ? err.statusCode : err.statusCode !== undefined && err.statusCode < 500 ? err.statusCode : 500;
       if (status >= 500) {
         // Redis down or a bug: say little to the browser, log the error (never the body: it may hold a token).
         request.log.error({ err: { message: err.message, name: err.name } }, 'review console error');
@@ -129,24 +132,28 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     app.setValidatorCompiler(validatorCompiler);
     const api = app.withTypeProvider<ZodTypeProvider>();
     const { signIn, signOut, me, list, item, label, undo } = reviewSchemas;
-    api.post('/api/session', { ...signIn, config: { invalid: signIn.invalid }, bodyLimit: 4096, preValidation: signInOpen }, async (request, reply) => {
-      const moderator = findModerator(opts.moderators, request.body.token);
-      if (moderator === undefined) {
-        guard.fail(request.ip);
-        request.log.info({ ip: request.ip }, 'review: failed sign-in');
-        throw new HttpError(401, 'Unknown token');
-      }
-      const id = await opts.sessions.create(moderator);
-      request.log.info({ accountId: moderator.accountId, moderatorId: moderator.moderatorId }, 'review: moderator signed in');
-      reply.setCookie(SESSION_COOKIE, id, {
-        path: '/review',
-        httpOnly: true,
-        sameSite: 'strict',
-        secure: opts.secureCookie ?? request.protocol === 'https',
-        maxAge: opts.sessions.ttlSeconds,
-      });
-      return { accountId: moderator.accountId, moderatorId: moderator.moderatorId };
-    });
+    api.post(
+      '/api/session',
+      { ...signIn, config: { invalid: signIn.invalid }, bodyLimit: 4096, preValidation: signInOpen },
+      async (request, reply) => {
+        const moderator = findModerator(opts.moderators, request.body.token);
+        if (moderator === undefined) {
+          guard.fail(request.ip);
+          request.log.info({ ip: request.ip }, 'review: failed sign-in');
+          throw new HttpError(401, 'Unknown token');
+        }
+        const id = await opts.sessions.create(moderator);
+        request.log.info({ accountId: moderator.accountId, moderatorId: moderator.moderatorId }, 'review: moderator signed in');
+        reply.setCookie(SESSION_COOKIE, id, {
+          path: '/review',
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: opts.secureCookie ?? request.protocol === 'https',
+          maxAge: opts.sessions.ttlSeconds,
+        });
+        return { accountId: moderator.accountId, moderatorId: moderator.moderatorId };
+      },
+    );
 
     app.post('/api/sign-out', signOut, async (request, reply) => {
       await opts.sessions.destroy(request.cookies[SESSION_COOKIE]);
@@ -195,35 +202,54 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       '/api/items/:id/label',
       { ...label, config: { invalid: label.invalid }, preValidation: authenticated, bodyLimit: 4096 },
       async (request, reply) => {
-      const m = who(request);
-      const { id } = request.params;
-      const body = request.body;
-      let record;
-      try {
-        record = await opts.store.labels.label(m.accountId, id, body.label, m.moderatorId, body.expected === undefined ? {} : { expected: body.expected });
-      } catch (err) {
-        if (!(err instanceof LabelConflictError)) throw err;
-        // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
-        const now = err.current;
-        return reply.code(409).send({
-          error: now === undefined
-            ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
-            : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
-          label: now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
-        });
-      }
-      if (record === undefined) {
-        throw new HttpError(404, 'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)');
-      }
-      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
-      return { label: record.label, labelId: record.labelId, labelledAt: record.labelledAt, counts: await opts.store.items.counts(m.accountId) };
+        const m = who(request);
+        const { id } = request.params;
+        const body = request.body;
+        let record;
+        try {
+          record = await opts.store.labels.label(
+            m.accountId,
+            id,
+            body.label,
+            m.moderatorId,
+            body.expected === undefined ? {} : { expected: body.expected },
+          );
+        } catch (err) {
+          if (!(err instanceof LabelConflictError)) throw err;
+          // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
+          const now = err.current;
+          return reply.code(409).send({
+            error:
+              now === undefined
+                ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
+                : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
+            label:
+              now === undefined
+                ? null
+                : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
+          });
+        }
+        if (record === undefined) {
+          throw new HttpError(
+            404,
+            'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)',
+          );
+        }
+        request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
+        return {
+          label: record.label,
+          labelId: record.labelId,
+          labelledAt: record.labelledAt,
+          counts: await opts.store.items.counts(m.accountId),
+        };
       },
     );
 
     app.post('/api/undo', { ...undo, preValidation: authenticated, bodyLimit: 1024 }, async (request) => {
       const m = who(request);
       const result = await opts.store.labels.undo(m.accountId, m.moderatorId);
-      if (result.kind === 'undone') request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: result.submissionId }, 'review: label undone');
+      if (result.kind === 'undone')
+        request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: result.submissionId }, 'review: label undone');
       return { ...result, counts: await opts.store.items.counts(m.accountId) };
     });
   };

@@ -78,13 +78,16 @@ export async function dashboard(
     for (const x of [t, total]) {
       x.labels++;
       if (l.modelStatus === 'spam') x.precision = [x.precision[0] + (l.label === 'spam' ? 1 : 0), x.precision[1] + 1];
-      else if (l.modelConfidence >= opts.band && !reported.has(l.submissionId)) x.missed = [x.missed[0] + (l.label === 'spam' ? 1 : 0), x.missed[1] + 1];
+      else if (l.modelConfidence >= opts.band && !reported.has(l.submissionId))
+        x.missed = [x.missed[0] + (l.label === 'spam' ? 1 : 0), x.missed[1] + 1];
     }
     const score = l.modelStatus === 'spam' ? l.modelConfidence : 1 - l.modelConfidence;
     histogram[l.label][Math.min(HISTOGRAM_BINS - 1, Math.floor(score * HISTOGRAM_BINS))]!++;
   }
 
-  const formIds = [...new Set([...traffic.byForm.keys(), ...tallies.keys()])].filter((f) => opts.formId === undefined || f === opts.formId).sort();
+  const formIds = [...new Set([...traffic.byForm.keys(), ...tallies.keys()])]
+    .filter((f) => opts.formId === undefined || f === opts.formId)
+    .sort();
   const forms = formIds.map((formId) => summary(formId, traffic.byForm.get(formId) ?? zero(), tallies.get(formId)));
   const sum = zero();
   for (const f of formIds) for (const [e, n] of Object.entries(traffic.byForm.get(f) ?? zero())) sum[e as TrafficEvent] += n;
@@ -117,7 +120,13 @@ function summary(formId: string, t: Record<TrafficEvent, number>, l: Tally | und
 }
 
 /** The labels given in the period (by labelledAt), newest first, at most MAX_DASHBOARD_LABELS. */
-async function periodLabels(redis: RedisClient, keys: ReviewKeys, accountId: string, from: number, to: number): Promise<{ labels: LabelRecord[]; cut: boolean }> {
+async function periodLabels(
+  redis: RedisClient,
+  keys: ReviewKeys,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<{ labels: LabelRecord[]; cut: boolean }> {
   const k = keys.forAccount(accountId);
   const ids = await redis.zrange(k.labelled(), String(to), String(from), 'BYSCORE', 'REV', 'LIMIT', 0, MAX_DASHBOARD_LABELS + 1);
   const cut = ids.length > MAX_DASHBOARD_LABELS;
@@ -134,7 +143,13 @@ async function periodLabels(redis: RedisClient, keys: ReviewKeys, accountId: str
 }
 
 /** Misses moderators reported are no random sample: they stay out of the missed-spam estimate. */
-async function reportedMisses(redis: RedisClient, keys: ReviewKeys, accountId: string, labels: LabelRecord[], band: number): Promise<Set<string>> {
+async function reportedMisses(
+  redis: RedisClient,
+  keys: ReviewKeys,
+  accountId: string,
+  labels: LabelRecord[],
+  band: number,
+): Promise<Set<string>> {
   const k = keys.forAccount(accountId);
   const sampled = labels.filter((l) => l.modelStatus === 'legitimate' && l.modelConfidence >= band).map((l) => l.submissionId);
   const out = new Set<string>();

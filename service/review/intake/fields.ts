@@ -2,7 +2,10 @@
  * Caps each submitted field at maxBytes of UTF-8 (strings cut at a character boundary; other values as cut JSON text).
  * `cut` names the fields (as kept) whose name or value was cut, so the console can say so beside each of them.
  */
-export function capFields(fields: Record<string, unknown>, maxBytes: number): { fields: Record<string, unknown>; truncated: boolean; cut: string[] } {
+export function capFields(
+  fields: Record<string, unknown>,
+  maxBytes: number,
+): { fields: Record<string, unknown>; truncated: boolean; cut: string[] } {
   const out: Record<string, unknown> = {};
   // A Set: two long names can be cut to the same kept name.
   const cut = new Set<string>();

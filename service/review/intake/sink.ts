@@ -68,7 +68,10 @@ export class QueueReviewSink implements ReviewSink {
     try {
       if (this.#closed) return false;
       const own = this.#o.accountPolicy?.(job.accountId);
-      const policy = own === undefined ? this.#o.policy : { band: own.band ?? this.#o.policy.band, sampleRate: own.sampleRate ?? this.#o.policy.sampleRate };
+      const policy =
+        own === undefined
+          ? this.#o.policy
+          : { band: own.band ?? this.#o.policy.band, sampleRate: own.sampleRate ?? this.#o.policy.sampleRate };
       const reason = reviewReason(job, policy, this.#o.random);
       if (reason === undefined) {
         this.#remember(job);
@@ -127,7 +130,9 @@ export class QueueReviewSink implements ReviewSink {
     const remember = this.#o.remember;
     if (remember === undefined || this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) return;
     setImmediate(() => {
-      remember(job).catch((err: unknown) => this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up'));
+      remember(job).catch((err: unknown) =>
+        this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up'),
+      );
     });
   }
 
@@ -161,7 +166,13 @@ export class QueueReviewSink implements ReviewSink {
     log.count++;
     if (now - log.at < (this.#o.dropLogIntervalMs ?? 10_000)) return;
     this.#o.log.error(
-      { reason, ...(code === undefined ? {} : { code }), dropped: log.count, lastSubmissionId: job.submissionId, spoolDir: this.#o.spool.dir },
+      {
+        reason,
+        ...(code === undefined ? {} : { code }),
+        dropped: log.count,
+        lastSubmissionId: job.submissionId,
+        spoolDir: this.#o.spool.dir,
+      },
       'review: jobs dropped (neither queued nor spooled)',
     );
     log.at = now;

@@ -7,14 +7,14 @@ import { makeDir } from '../../../core/fs/make-dir.ts';
 import { replaceFile } from '../../../core/fs/replace-file.ts';
 import { syncDir } from '../../../core/fs/sync-dir.ts';
 
-
 const ACTIVE = 'review-spool.jsonl';
 const DRAINING = /^review-spool\.[0-9a-z-]+\.draining\.jsonl$/;
 
 export type DrainResult = { readonly sent: number; readonly skipped: number; readonly remaining: number };
 
 /** What became of one append: written whole and synced, or not written at all (and why). */
-export type AppendResult = { readonly ok: true } | { readonly ok: false; readonly reason: 'spool_full' | 'write_failed'; readonly code?: string };
+export type AppendResult =
+  { readonly ok: true } | { readonly ok: false; readonly reason: 'spool_full' | 'write_failed'; readonly code?: string };
 
 /**
  * A bounded, fsync'd JSONL file of review jobs that could not reach Redis. Appends go to an active file;
@@ -139,7 +139,17 @@ export class ReviewSpool {
         sent++;
       } catch (err) {
         // Until its folder is synced, a crash could bring back the file as it was, with the lines already sent.
-        await this.#locked(() => replaceFile(full, lines.slice(i).map((l) => `${l}\n`).join(''), `${full}.tmp`, 0o600));
+        await this.#locked(() =>
+          replaceFile(
+            full,
+            lines
+              .slice(i)
+              .map((l) => `${l}\n`)
+              .join(''),
+            `${full}.tmp`,
+            0o600,
+          ),
+        );
         this.#log.warn({ err: (err as Error).message, sent, left: lines.length - i }, 'review spool: drain paused, Redis not answering');
         return { sent, skipped, done: false };
       }

@@ -78,7 +78,11 @@ interface ReadFile {
  * erasure again finishes the job. With `dryRun`, nothing is written (nor the store read), and the result says what
  * would be removed from the files.
  */
-export async function eraseLabels(dir: string, selector: EraseSelector, opts: { dryRun?: boolean; store?: ReviewStore } = {}): Promise<EraseResult> {
+export async function eraseLabels(
+  dir: string,
+  selector: EraseSelector,
+  opts: { dryRun?: boolean; store?: ReviewStore } = {},
+): Promise<EraseResult> {
   const folder = await stat(dir).catch(() => undefined);
   if (folder === undefined || !folder.isDirectory()) throw new Error(`${dir} is not a folder of exported labels`);
   const dryRun = opts.dryRun ?? false;
@@ -105,19 +109,24 @@ async function eraseLocked(dir: string, selector: EraseSelector, dryRun: boolean
   if (!dryRun) for (const name of names.filter((n) => n.startsWith('.') && n.endsWith(TEMP_SUFFIX))) await unlink(path.join(dir, name));
 
   const files: ReadFile[] = [];
-  for (const name of names.filter(isLabelsFile).sort()) files.push({ name, lines: readLabelsFile(await readFile(path.join(dir, name), 'utf8'), erasableLineSchema) });
+  for (const name of names.filter(isLabelsFile).sort())
+    files.push({ name, lines: readLabelsFile(await readFile(path.join(dir, name), 'utf8'), erasableLineSchema) });
 
   const forms = new Set(selector.formIds ?? []);
   const chosen = new Set(selector.submissionIds ?? []);
   for (const { lines } of files) {
     for (const l of lines) {
       if (l.kind !== 'line') continue;
-      if ((selector.accountId !== undefined && l.line.accountId === selector.accountId) || (l.line.formId !== undefined && forms.has(l.line.formId))) {
+      if (
+        (selector.accountId !== undefined && l.line.accountId === selector.accountId) ||
+        (l.line.formId !== undefined && forms.has(l.line.formId))
+      ) {
         chosen.add(l.line.submissionId);
       }
     }
   }
-  const erased = (line: ErasableLine) => chosen.has(line.submissionId) || (selector.accountId !== undefined && line.accountId === selector.accountId);
+  const erased = (line: ErasableLine) =>
+    chosen.has(line.submissionId) || (selector.accountId !== undefined && line.accountId === selector.accountId);
 
   let labels = 0;
   let withdrawals = 0;

@@ -89,7 +89,9 @@ export async function lockLabelsDir(dir: string, command: LabelsCommand): Promis
     }
     const who = holder.success ? `pid ${holder.data.pid} on ${holder.data.host}, since ${holder.data.startedAt}` : 'unknown holder';
     const other = holder.success ? (holder.data.command ?? 'labels:export') : 'labels:export';
-    throw new ExportBusyError(`another ${other} is writing to ${dir} (${who}); run again when it is done, or delete ${file} if no ${other} is running`);
+    throw new ExportBusyError(
+      `another ${other} is writing to ${dir} (${who}); run again when it is done, or delete ${file} if no ${other} is running`,
+    );
   }
 }
 
@@ -153,7 +155,10 @@ async function exportLocked(ledger: ExportLedger, dir: string): Promise<ExportRe
         addLine(byFile, entry.withdrawn, line);
       }
       withdrawn += await appendAll(dir, byFile, files);
-      await ledger.acknowledgeWithdrawals(accountId, page.map((w) => w.member));
+      await ledger.acknowledgeWithdrawals(
+        accountId,
+        page.map((w) => w.member),
+      );
       if (page.length < PAGE) break;
     }
   }

@@ -38,7 +38,16 @@ export class BulkLabels {
   /** Labels `spam` the pending spam verdicts of the preview, most confident first, up to MAX_BULK_ITEMS. */
   async confirm(accountId: string, f: ConfirmFilter, moderatorId: string): Promise<BulkResult> {
     const k = this.ctx.keys.forAccount(accountId);
-    const ids = await this.ctx.redis.zrange(k.pendingByConfidence({ formId: f.formId, status: 'spam' }), '+inf', String(f.min), 'BYSCORE', 'REV', 'LIMIT', 0, MAX_BULK_ITEMS);
+    const ids = await this.ctx.redis.zrange(
+      k.pendingByConfidence({ formId: f.formId, status: 'spam' }),
+      '+inf',
+      String(f.min),
+      'BYSCORE',
+      'REV',
+      'LIMIT',
+      0,
+      MAX_BULK_ITEMS,
+    );
     return this.label(accountId, ids, 'spam', moderatorId);
   }
 
@@ -113,7 +122,12 @@ export class BulkLabels {
         const formId = item?.formId ?? '';
         const status = item?.verdict.status ?? 'spam';
         keys.push(k.label(id), k.item(id), k.labelHistory(id), ...k.pendingAll(formId, status), ...k.pendingConfidenceAll(formId, status));
-        args.push(id, item === undefined ? 0 : Date.parse(item.receivedAt), item?.verdict.confidence ?? 0, item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt));
+        args.push(
+          id,
+          item === undefined ? 0 : Date.parse(item.receivedAt),
+          item?.verdict.confidence ?? 0,
+          item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt),
+        );
       });
       const r = (await this.ctx.redis.eval(SCRIPTS.bulkUndo, keys.length, ...keys, ...args)) as number[];
       if (r[0] === -1) return undefined;

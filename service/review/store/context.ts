@@ -88,7 +88,10 @@ export class StoreContext {
     const k = this.keys.forAccount(accountId);
     const indexes = [k.pendingByConfidence(), k.pendingByConfidence({ status: 'spam' }), k.pendingByConfidence({ status: 'legitimate' })];
     for (const formId of await this.forms(accountId)) {
-      indexes.push(k.pendingByConfidence({ formId }), ...(['spam', 'legitimate'] as const).map((status) => k.pendingByConfidence({ formId, status })));
+      indexes.push(
+        k.pendingByConfidence({ formId }),
+        ...(['spam', 'legitimate'] as const).map((status) => k.pendingByConfidence({ formId, status })),
+      );
     }
     return indexes;
   }

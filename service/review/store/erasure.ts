@@ -73,7 +73,9 @@ export class Erasure {
         redis.get(k.kept(submissionId)),
       ]);
       const kept = keptRaw === null ? undefined : reviewJobSchema.safeParse(parseJson(keptRaw)).data;
-      const withdrawals = (await this.ledger.withdrawals(accountId, Number.MAX_SAFE_INTEGER)).filter((w) => w.entry?.submissionId === submissionId);
+      const withdrawals = (await this.ledger.withdrawals(accountId, Number.MAX_SAFE_INTEGER)).filter(
+        (w) => w.entry?.submissionId === submissionId,
+      );
       if (item === undefined && kept === undefined && label + history + lookup === 0 && withdrawals.length === 0) continue;
       // The postings of the words its fields hold now: the search index keeps no trace of it either.
       const postings = [

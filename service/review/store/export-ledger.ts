@@ -15,7 +15,9 @@ export interface UnexportedLabel {
  * An undone label as the withdrawals index holds it (the time of the undo is the score). `exported`: the label had
  * been acknowledged by an export, so its line is in the files; otherwise it may be (written, not yet acknowledged).
  */
-export const withdrawalEntrySchema = labelWithdrawalSchema.pick({ submissionId: true, labelId: true, withdrawn: true }).extend({ exported: z.boolean() });
+export const withdrawalEntrySchema = labelWithdrawalSchema
+  .pick({ submissionId: true, labelId: true, withdrawn: true })
+  .extend({ exported: z.boolean() });
 export type WithdrawalEntry = z.infer<typeof withdrawalEntrySchema>;
 
 /** A withdrawal waiting for the export; entry undefined for a member that does not parse (it is acknowledged as is). */

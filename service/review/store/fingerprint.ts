@@ -6,7 +6,8 @@ function normalise(value: unknown, out: string[], at: string): void {
   if (typeof value === 'string') out.push(`${at}=${value.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`);
   else if (typeof value === 'number' || typeof value === 'boolean' || value === null) out.push(`${at}=${String(value)}`);
   else if (Array.isArray(value)) value.forEach((v, i) => normalise(v, out, `${at}[${i}]`));
-  else if (typeof value === 'object') for (const k of Object.keys(value).sort()) normalise((value as Record<string, unknown>)[k], out, `${at}.${k}`);
+  else if (typeof value === 'object')
+    for (const k of Object.keys(value).sort()) normalise((value as Record<string, unknown>)[k], out, `${at}.${k}`);
 }
 
 /**

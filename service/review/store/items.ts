@@ -61,7 +61,17 @@ export class ItemStore {
       job.verdict.confidence,
     );
     if (r === 1 && this.ctx.maxPending > 0) {
-      const evicted = Number(await redis.eval(SCRIPTS.evict, 3, k.pending(), k.pending({ status: 'spam' }), k.pending({ status: 'legitimate' }), this.ctx.maxPending, k.base));
+      const evicted = Number(
+        await redis.eval(
+          SCRIPTS.evict,
+          3,
+          k.pending(),
+          k.pending({ status: 'spam' }),
+          k.pending({ status: 'legitimate' }),
+          this.ctx.maxPending,
+          k.base,
+        ),
+      );
       if (evicted > 0) this.ctx.onEvicted(evicted);
     }
     return r === 1 ? 'stored' : r === 2 ? 'merged' : r === 0 ? 'duplicate' : 'expired';
@@ -108,7 +118,10 @@ export class ItemStore {
     const [item] = await this.ctx.items(k, [submissionId]);
     if (item !== undefined) return { item, label: await this.ctx.label(accountId, submissionId), queued: true, fieldsKept: true };
     const [kept, seen] = await this.ctx.redis.mget(k.kept(submissionId), k.seen(submissionId));
-    for (const [raw, fieldsKept] of [[kept, true], [seen, false]] as const) {
+    for (const [raw, fieldsKept] of [
+      [kept, true],
+      [seen, false],
+    ] as const) {
       if (raw === null || raw === undefined) continue;
       const parsed = reviewJobSchema.safeParse(parseJson(raw));
       if (parsed.success) return { item: parsed.data, label: undefined, queued: false, fieldsKept };

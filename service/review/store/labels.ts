@@ -12,7 +12,9 @@ import { SCRIPTS } from './scripts.ts';
 export class LabelConflictError extends Error {
   override name = 'LabelConflictError';
   constructor(readonly current: LabelRecord | undefined) {
-    super(current === undefined ? 'The item is no longer labelled' : `The item is already labelled ${current.label} by ${current.moderatorId}`);
+    super(
+      current === undefined ? 'The item is no longer labelled' : `The item is already labelled ${current.label} by ${current.moderatorId}`,
+    );
   }
 }
 

@@ -112,7 +112,10 @@ export class Listing {
       }
       try {
         const [start, stop] = [String(offset), String(offset + limit - 1)];
-        [ids, total] = await Promise.all([rev ? redis.zrange(index, start, stop, 'REV') : redis.zrange(index, start, stop), redis.zcard(index)]);
+        [ids, total] = await Promise.all([
+          rev ? redis.zrange(index, start, stop, 'REV') : redis.zrange(index, start, stop),
+          redis.zcard(index),
+        ]);
       } finally {
         if (scratch.length > 0) await redis.del(...scratch);
       }
@@ -144,7 +147,11 @@ export class Listing {
       if (lists.length === 1) return lists[0] as string;
       const key = k.scratch(randomBytes(8).toString('hex'));
       scratch.push(key);
-      await redis.multi().zinterstore(key, lists.length, ...lists, 'AGGREGATE', 'MAX').pexpire(key, SCRATCH_MS).exec();
+      await redis
+        .multi()
+        .zinterstore(key, lists.length, ...lists, 'AGGREGATE', 'MAX')
+        .pexpire(key, SCRATCH_MS)
+        .exec();
       return key;
     };
     try {
@@ -160,7 +167,8 @@ export class Listing {
       const totals = await Promise.all(sources.map((key) => redis.zcount(key, min, max)));
       const merged: { id: string; at: number; kind: 'item' | 'kept' }[] = [];
       ranges.forEach((flat, s) => {
-        for (let i = 0; i < flat.length; i += 2) merged.push({ id: flat[i] as string, at: Number(flat[i + 1]), kind: s === 0 ? 'item' : 'kept' });
+        for (let i = 0; i < flat.length; i += 2)
+          merged.push({ id: flat[i] as string, at: Number(flat[i + 1]), kind: s === 0 ? 'item' : 'kept' });
       });
       merged.sort((a, b) => (oldest ? a.at - b.at : b.at - a.at));
       const seen = new Set<string>();
@@ -199,6 +207,10 @@ export class Listing {
 
   /** Index entries whose item expired: dropped from the index read (the sweep gets the rest). */
   async #forget(k: AccountKeys, filter: { formId?: string | undefined; status?: Label | undefined }, ids: string[]): Promise<void> {
-    await this.ctx.redis.multi().zrem(k.pending(filter), ...ids).zrem(k.pendingByConfidence(filter), ...ids).exec();
+    await this.ctx.redis
+      .multi()
+      .zrem(k.pending(filter), ...ids)
+      .zrem(k.pendingByConfidence(filter), ...ids)
+      .exec();
   }
 }

@@ -23,9 +23,19 @@ beforeAll(async () => {
       accounts: [
         { id: 'acme', apiKeys: [{ id: 'backend', sha256: sha256(KEY) }], forms: [{ id: 'contact', allowedReferrers: ['example.com'] }] },
         // One request a second: a 429 whose Retry-After (1 s) fits the client's deadline.
-        { id: 'brief', apiKeys: [{ id: 'k', sha256: sha256(BRIEF_KEY) }], rateLimit: { max: 1, windowSeconds: 1, algorithm: 'fixed' }, forms: [{ id: 'brief-form', allowedReferrers: ['example.com'] }] },
+        {
+          id: 'brief',
+          apiKeys: [{ id: 'k', sha256: sha256(BRIEF_KEY) }],
+          rateLimit: { max: 1, windowSeconds: 1, algorithm: 'fixed' },
+          forms: [{ id: 'brief-form', allowedReferrers: ['example.com'] }],
+        },
         // Two requests a day: a 429 whose Retry-After does not fit.
-        { id: 'tight', apiKeys: [{ id: 'k', sha256: sha256(TIGHT_KEY) }], rateLimit: { max: 2, windowSeconds: 86400, algorithm: 'fixed' }, forms: [{ id: 'tight-form', allowedReferrers: ['example.com'] }] },
+        {
+          id: 'tight',
+          apiKeys: [{ id: 'k', sha256: sha256(TIGHT_KEY) }],
+          rateLimit: { max: 2, windowSeconds: 86400, algorithm: 'fixed' },
+          forms: [{ id: 'tight-form', allowedReferrers: ['example.com'] }],
+        },
       ],
     }),
   );
@@ -63,7 +73,10 @@ describe('@formguard/client against the real service', () => {
   });
 
   it('returns blocked with the service’s reason for a page not on the form’s list, and for a backend that sends no origin', async () => {
-    const elsewhere = expectOutcome(await client().verify({ formId: 'contact', payload: LEGIT, origin: 'https://evil.example/contact' }), 'blocked');
+    const elsewhere = expectOutcome(
+      await client().verify({ formId: 'contact', payload: LEGIT, origin: 'https://evil.example/contact' }),
+      'blocked',
+    );
     expect(elsewhere).toMatchObject({ allow: false, success: false, classification: 'blocked', confidence: 1 });
     expect(elsewhere.reason).toBe('Referrer domain "evil.example" is not allowed for this form');
     const bare = expectOutcome(await client().verify({ formId: 'contact', payload: LEGIT }), 'blocked');
@@ -72,7 +85,14 @@ describe('@formguard/client against the real service', () => {
 
   it('fails open after one request on an invalid key, and tells onFailure', async () => {
     const failures: Failure[] = [];
-    const r = expectOutcome(await client('not-a-key-of-this-service', { onFailure: (f) => failures.push(f) }).verify({ formId: 'contact', payload: LEGIT, origin: PAGE }), 'failed-open');
+    const r = expectOutcome(
+      await client('not-a-key-of-this-service', { onFailure: (f) => failures.push(f) }).verify({
+        formId: 'contact',
+        payload: LEGIT,
+        origin: PAGE,
+      }),
+      'failed-open',
+    );
     expect(r).toMatchObject({ allow: true, reason: 'rejected', status: 401, body: { error: 'Invalid API key' }, attempts: 1 });
     expect(failures.map((f) => f.reason)).toEqual(['rejected']);
   });

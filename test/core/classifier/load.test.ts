@@ -33,7 +33,9 @@ describe('loadClassifier', () => {
     copyAs('20250301-000000');
     expect((await loadClassifier({ modelsDir: dir })).modelVersion).toBe('20250301-000000');
     expect((await loadClassifier({ modelsDir: dir, version: '20250101-000000' })).modelVersion).toBe('20250101-000000');
-    await expect(loadClassifier({ modelsDir: dir, version: '20990101-000000' })).rejects.toThrow(/not found.*have: 20250101-000000, 20250301-000000/);
+    await expect(loadClassifier({ modelsDir: dir, version: '20990101-000000' })).rejects.toThrow(
+      /not found.*have: 20250101-000000, 20250301-000000/,
+    );
   });
 
   it('refuses a model trained with other feature settings', async () => {

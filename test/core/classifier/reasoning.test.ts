@@ -21,7 +21,9 @@ beforeAll(async () => {
   const { records } = loadDataDir(path.join(repoRoot, 'data'));
   sample = splitRecords(records, { seed: 42, validation: 0.15, test: 0.15 }).test.filter((_, i) => i % 3 === 0);
   const holdout = path.join(repoRoot, 'training', 'holdout');
-  const held = readdirSync(holdout).filter((f) => f.endsWith('.jsonl')).flatMap((f) => loadLabelledFile(path.join(holdout, f)));
+  const held = readdirSync(holdout)
+    .filter((f) => f.endsWith('.jsonl'))
+    .flatMap((f) => loadLabelledFile(path.join(holdout, f)));
   unseen = [...sample, ...held];
 });
 
@@ -40,7 +42,9 @@ describe('reasoning', () => {
         previous = Math.abs(s.contribution);
         expect(v.reasoning).toContain(s.text);
         for (const [, quote] of s.text.matchAll(/'([^']+)'/g)) {
-          const words = normalizedText({ q: quote as string }).split(' ').filter(Boolean);
+          const words = normalizedText({ q: quote as string })
+            .split(' ')
+            .filter(Boolean);
           for (const w of words) expect(text).toContain(w);
         }
       }
@@ -55,7 +59,11 @@ describe('reasoning', () => {
     });
     expect(links.status).toBe('spam');
     expect(links.reasoning).toMatch(/link/);
-    const plain = classifier.classify({ name: 'Maria', email: 'maria@gmail.com', message: 'Hi, what time do you open on Saturday? Thanks' });
+    const plain = classifier.classify({
+      name: 'Maria',
+      email: 'maria@gmail.com',
+      message: 'Hi, what time do you open on Saturday? Thanks',
+    });
     expect(plain.status).toBe('legitimate');
     expect(plain.reasoning).toMatch(/^Likely legitimate/);
   });
@@ -72,21 +80,39 @@ describe('reasoning phrases that a reader checks against the submission', () => 
   });
 
   it('names one link once: its host, not also its top-level domain', () => {
-    const r = why({ name: 'Owen', email: 'owen.j@gmail.com', message: 'Loved your recipe video: https://youtu.be/abc123 could you post the written version?' });
+    const r = why({
+      name: 'Owen',
+      email: 'owen.j@gmail.com',
+      message: 'Loved your recipe video: https://youtu.be/abc123 could you post the written version?',
+    });
     expect(r).toContain("a link to 'youtu.be'");
     expect(r).not.toContain("'.be'");
   });
 
   it('tells one email address from two', () => {
-    const one = why({ name: 'Camille Durand', email: 'camille.durand@orange.fr', message: 'Bonjour, je voudrais savoir si vous livrez à Lyon le samedi. Merci beaucoup.' });
+    const one = why({
+      name: 'Camille Durand',
+      email: 'camille.durand@orange.fr',
+      message: 'Bonjour, je voudrais savoir si vous livrez à Lyon le samedi. Merci beaucoup.',
+    });
     expect(one).toContain("an email address at 'orange.fr'");
     expect(one).not.toContain("'.fr'");
-    const two = why({ name: 'Laura Benson', email: 'laura.benson@orange.fr', secondary: 'laura.b@wanadoo.fr', message: 'Please send the quote to both addresses.' });
+    const two = why({
+      name: 'Laura Benson',
+      email: 'laura.benson@orange.fr',
+      secondary: 'laura.b@wanadoo.fr',
+      message: 'Please send the quote to both addresses.',
+    });
     expect(two).toMatch(/email addresses at '[^']+', '[^']+'/);
   });
 
   it('says when a message length sums a subject and a message', () => {
-    const r = why({ name: 'Tim', email: 'tim@gmail.com', subject: 'Question regarding the warranty terms on my dishwasher', message: 'Is it still covered?' });
+    const r = why({
+      name: 'Tim',
+      email: 'tim@gmail.com',
+      subject: 'Question regarding the warranty terms on my dishwasher',
+      message: 'Is it still covered?',
+    });
     expect(r).toContain('a short message (74 characters in 2 message fields)');
   });
 
@@ -103,7 +129,12 @@ describe('reasoning phrases that a reader checks against the submission', () => 
   it("ignores a CAPTCHA widget's token: the same verdict and reasoning with or without it", () => {
     // 480 characters of base64url, as reCAPTCHA v3 posts: before, "40% capital letters" and "gibberish-looking words" flagged the post.
     const token = `03AFcWeA${'tKsf2rcDkdfrU-9xQ_7LmPz0aBcWvYn3'.repeat(15)}`;
-    const post = { 'your-name': 'Mike', 'your-email': 'mike.t@gmail.com', 'your-message': 'Do you offer a discount for bulk orders? We need 200 branded mugs for a charity run.', _wpcf7: '512' };
+    const post = {
+      'your-name': 'Mike',
+      'your-email': 'mike.t@gmail.com',
+      'your-message': 'Do you offer a discount for bulk orders? We need 200 branded mugs for a charity run.',
+      _wpcf7: '512',
+    };
     const plain = classifier.classify(post);
     expect(plain.status).toBe('legitimate');
     for (const key of ['g-recaptcha-response', '_wpcf7_recaptcha_response', 'h-captcha-response', 'cf-turnstile-response']) {
@@ -115,7 +146,16 @@ describe('reasoning phrases that a reader checks against the submission', () => 
 });
 
 // Phrases of facts that are absences or hold for nearly every text: the reasoning never gives them as reasons.
-const NEVER = [/\bno links\b/, /\bno digits\b/, /\b\w+ script\b/, /no message text/, /little use of capitals/, /no capital letters/, /few symbols/, /honeypot field left empty/];
+const NEVER = [
+  /\bno links\b/,
+  /\bno digits\b/,
+  /\b\w+ script\b/,
+  /no message text/,
+  /little use of capitals/,
+  /no capital letters/,
+  /few symbols/,
+  /honeypot field left empty/,
+];
 
 let extractor: FeatureExtractor | undefined;
 
@@ -166,7 +206,9 @@ describe('reasoning names only material evidence', () => {
       expect(v.reasoning, r.id).not.toMatch(/(at|to) '\./);
       if (v.signals.length === 0) {
         plain++;
-        expect(v.reasoning, r.id).toMatch(/: no strong signal (either way|of (spam|a genuine message); .+ pointed to .+, but not strongly enough to (flag|clear) it)\.$/);
+        expect(v.reasoning, r.id).toMatch(
+          /: no strong signal (either way|of (spam|a genuine message); .+ pointed to .+, but not strongly enough to (flag|clear) it)\.$/,
+        );
       }
     }
     // The property is checked on thousands of signals, and most verdicts do have a material reason.
@@ -182,7 +224,12 @@ describe('reasoning names only material evidence', () => {
       const wording = v.signals.find((s) => s.id === 'wording');
       if (v.status !== 'legitimate' || !wording) continue;
       const f = x.extract(r.fields);
-      const nameWords = new Set(f.texts.filter((_, i) => f.roles[i] === 'name').flatMap((t) => t.split(/[^\p{L}\p{M}\p{N}]+/u)).filter(Boolean));
+      const nameWords = new Set(
+        f.texts
+          .filter((_, i) => f.roles[i] === 'name')
+          .flatMap((t) => t.split(/[^\p{L}\p{M}\p{N}]+/u))
+          .filter(Boolean),
+      );
       if (nameWords.size === 0) continue;
       checked++;
       for (const [, quote] of wording.text.matchAll(/'([^']+)'/g)) {
@@ -250,7 +297,11 @@ describe('reasoning fixtures: what it used to say and must not', () => {
   });
 
   it('names a spammy name field towards spam, as the name field, not as wording', () => {
-    const v = verdict({ name: 'Forex Pro', email: 'trader.mike@fxsignalsdaily.com', message: 'Make daily profit with forex signals, chat with me to start earning' });
+    const v = verdict({
+      name: 'Forex Pro',
+      email: 'trader.mike@fxsignalsdaily.com',
+      message: 'Make daily profit with forex signals, chat with me to start earning',
+    });
     expect(v.status).toBe('spam');
     expect(v.reasoning).toContain("'forex pro' in the name field");
     // One quote for one place: not also 'forex' and 'pro' from the same two words.

@@ -23,7 +23,13 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const record = (active: string, previous: string | null, shadow: string | null = null): ServingRecord => ({ active, previous, shadow, changedAt: '2026-02-01T10:00:00.000Z', changedBy: 'ada@host' });
+const record = (active: string, previous: string | null, shadow: string | null = null): ServingRecord => ({
+  active,
+  previous,
+  shadow,
+  changedAt: '2026-02-01T10:00:00.000Z',
+  changedBy: 'ada@host',
+});
 
 describe('models/serving.json', () => {
   it('with no record, the newest version serves (a fresh clone works as before)', async () => {

@@ -8,7 +8,8 @@ const KIND_NAME = Object.fromEntries(Object.entries(KIND).map(([k, v]) => [v, k]
 /** A readable, stable picture of a feature vector: kind, the words it came from, value, bucket. */
 function picture(f: Features): string[] {
   const rows: string[] = [];
-  for (let i = 0; i < f.count; i++) rows.push(`${KIND_NAME[f.kinds[i] as number]} ${surfaceOf(f, i)} = ${(f.values[i] as number).toFixed(4)} @${f.indices[i]}`);
+  for (let i = 0; i < f.count; i++)
+    rows.push(`${KIND_NAME[f.kinds[i] as number]} ${surfaceOf(f, i)} = ${(f.values[i] as number).toFixed(4)} @${f.indices[i]}`);
   return rows.sort();
 }
 
@@ -57,9 +58,16 @@ describe('feature extraction', () => {
 
   it('reads the signals a form spam filter needs', () => {
     const f = extractor.extract(fixtures.name_link_honeypot);
-    expect(f.structure).toEqual(expect.arrayContaining(['link-in-name', 'honeypot-filled', 'disposable-email', 'shortener', 'markup-link']));
+    expect(f.structure).toEqual(
+      expect.arrayContaining(['link-in-name', 'honeypot-filled', 'disposable-email', 'shortener', 'markup-link']),
+    );
     expect(f.facts.links).toBe(2);
-    const plain = extractor.extract({ name: 'Ana', email: 'ana@gmail.com', message: 'Hola, ¿tienen mesa para dos el sábado?', website_hp: '' });
+    const plain = extractor.extract({
+      name: 'Ana',
+      email: 'ana@gmail.com',
+      message: 'Hola, ¿tienen mesa para dos el sábado?',
+      website_hp: '',
+    });
     expect(plain.structure).toContain('honeypot-empty');
     expect(plain.structure).toContain('links=0');
     expect(plain.structure).not.toContain('gibberish=some');
@@ -73,7 +81,12 @@ describe('feature extraction', () => {
   });
 
   it('counts links spelled to dodge link filters, and not sentence ends', () => {
-    for (const message of ['Watch my new video at www.youtube. com/watch?v=abc', 'see youtube. com/watch?v=abc', 'cheap meds at pharma-shop dot com today', 'visit best-deals .ru now']) {
+    for (const message of [
+      'Watch my new video at www.youtube. com/watch?v=abc',
+      'see youtube. com/watch?v=abc',
+      'cheap meds at pharma-shop dot com today',
+      'visit best-deals .ru now',
+    ]) {
       const f = extractor.extract({ message });
       expect(f.structure, message).toContain('obfuscated-link');
       expect(f.facts.links, message).toBe(1);
@@ -81,15 +94,27 @@ describe('feature extraction', () => {
     const spaced = extractor.extract({ message: 'Go to seo-rank .com for backlinks' });
     const plain = extractor.extract({ message: 'Go to seo-rank.com for backlinks' });
     // The same domain feature as the link written plainly.
-    const domains = (f: Features) => picture(f).filter((r) => r.startsWith('domain ')).map((r) => r.split('@')[1]);
+    const domains = (f: Features) =>
+      picture(f)
+        .filter((r) => r.startsWith('domain '))
+        .map((r) => r.split('@')[1]);
     expect(domains(spaced)).toEqual(domains(plain));
-    for (const message of ['We met at the office. Com and Net are my cats.', 'Obrigado. Com os melhores cumprimentos, Ana', 'Thanks. Regards, Ana']) {
+    for (const message of [
+      'We met at the office. Com and Net are my cats.',
+      'Obrigado. Com os melhores cumprimentos, Ana',
+      'Thanks. Regards, Ana',
+    ]) {
       expect(extractor.extract({ message }).structure, message).not.toContain('obfuscated-link');
     }
   });
 
   it('reads an address spelled out as an address, not as a link written to dodge filters', () => {
-    for (const message of ['Please write to tom dot hall at outlook dot com about it', 'Write to tom dot hall at acme dot com', 'Kontakt: anna(at)firma.de', 'or mail me at gmail.com directly']) {
+    for (const message of [
+      'Please write to tom dot hall at outlook dot com about it',
+      'Write to tom dot hall at acme dot com',
+      'Kontakt: anna(at)firma.de',
+      'or mail me at gmail.com directly',
+    ]) {
       const f = extractor.extract({ message });
       expect(f.structure, message).toContain('email-in-text');
       expect(f.structure, message).not.toContain('obfuscated-link');
@@ -116,12 +141,21 @@ describe('feature extraction', () => {
     expect(openings({ subject: 'Hello there', message: 'Quick question about my order' })).toEqual(['hello', 'quick']);
     // Name and email fields are read as role tokens, which have no pairs and no opening.
     expect(openings({ name: 'Anna Berg', message: '  ...Thanks!' })).toEqual(['thanks']);
-    expect(new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, openingWords: false }).extract({ message: 'Dear sir' }).count)
-      .toBe(extractor.extract({ message: 'Dear sir' }).count - 1);
+    expect(new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, openingWords: false }).extract({ message: 'Dear sir' }).count).toBe(
+      extractor.extract({ message: 'Dear sir' }).count - 1,
+    );
   });
 
   it('knows a disposable address in the email field however it is spelled', () => {
-    for (const email of ['tom@mailinator.com', 'tom(at)mailinator dot com', 'tom dot hall at mailinator dot com', 'tom at mailinator dot com', 'tom@mailinator dot com', 'tom [at] mailinator [dot] com', 'tom(at)mailinator(dot)com']) {
+    for (const email of [
+      'tom@mailinator.com',
+      'tom(at)mailinator dot com',
+      'tom dot hall at mailinator dot com',
+      'tom at mailinator dot com',
+      'tom@mailinator dot com',
+      'tom [at] mailinator [dot] com',
+      'tom(at)mailinator(dot)com',
+    ]) {
       const f = extractor.extract({ email });
       expect(f.structure, email).toContain('disposable-email');
       expect(f.facts.disposableDomain, email).toBe('mailinator.com');
@@ -156,7 +190,11 @@ describe('feature extraction', () => {
   });
 
   it('reads a missing space after a full stop as a sentence end, not a link', () => {
-    for (const message of ['The upload is broken.In the end I mailed it.', 'Waiting for ur reply.Be frank', 'Txt her name to 82277.Win a prize']) {
+    for (const message of [
+      'The upload is broken.In the end I mailed it.',
+      'Waiting for ur reply.Be frank',
+      'Txt her name to 82277.Win a prize',
+    ]) {
       expect(extractor.extract({ message }).facts.links, message).toBe(0);
     }
     for (const message of ['Visit cheap-pills.com now', 'see MySite.Com/offer', 'best deals at www.Shop.In']) {
@@ -172,7 +210,11 @@ describe('feature extraction', () => {
   });
 
   it('marks a message that is a link and little else, and not a sentence with one link, in any script', () => {
-    for (const message of ['http://9gag.com/gag/aAvPwj9', 'check this https://soundcloud.com/j-supt/fils-du-son', 'https://www.facebook.com/myfunnyriddles lol']) {
+    for (const message of [
+      'http://9gag.com/gag/aAvPwj9',
+      'check this https://soundcloud.com/j-supt/fils-du-son',
+      'https://www.facebook.com/myfunnyriddles lol',
+    ]) {
       expect(extractor.extract({ message }).structure, message).toContain('mostly-links');
     }
     for (const message of [
@@ -186,7 +228,9 @@ describe('feature extraction', () => {
       expect(extractor.extract({ message }).structure, message).not.toContain('mostly-links');
     }
     // A link in the name or a website field is not the message.
-    expect(extractor.extract({ name: 'https://cheap-seo.biz', website: 'https://ana.dev', message: 'Hello, do you ship to Chile?' }).structure).not.toContain('mostly-links');
+    expect(
+      extractor.extract({ name: 'https://cheap-seo.biz', website: 'https://ana.dev', message: 'Hello, do you ship to Chile?' }).structure,
+    ).not.toContain('mostly-links');
   });
 
   it('tokenizes scripts without spaces into character bigrams and keeps non-Latin words', () => {
@@ -201,13 +245,22 @@ describe('feature extraction', () => {
   });
 
   it('flattens nested dynamic-form values and takes roles from field names', () => {
-    const f = extractor.extract({ contact: { name: 'Get cash http://x.top', email: 'a@b.com' }, answers: [{ q: 'Why?', a: 'Because I want to book a table for four people' }] });
+    const f = extractor.extract({
+      contact: { name: 'Get cash http://x.top', email: 'a@b.com' },
+      answers: [{ q: 'Why?', a: 'Because I want to book a table for four people' }],
+    });
     expect(f.roles).toEqual(['name', 'email', 'other', 'message']);
     expect(f.structure).toContain('link-in-name');
   });
 
   it('reads [{name, value}] field lists (HubSpot, serializeArray) and PHP-style bracketed names by what they name', () => {
-    const listed = extractor.extract({ fields: [{ name: 'firstname', value: 'Anna' }, { name: 'email', value: 'anna@web.de' }, { name: 'message', value: 'Hallo, ist der Tisch frei?' }] });
+    const listed = extractor.extract({
+      fields: [
+        { name: 'firstname', value: 'Anna' },
+        { name: 'email', value: 'anna@web.de' },
+        { name: 'message', value: 'Hallo, ist der Tisch frei?' },
+      ],
+    });
     expect(listed.roles).toEqual(['name', 'email', 'message']);
     // Outside a list, {name, value} is two fields of its own: a person called Ada and a value.
     expect(extractor.extract({ name: 'Ada', value: '5000' }).roles).toEqual(['name', 'other']);
@@ -230,10 +283,20 @@ describe('feature extraction', () => {
   });
 
   it('sees the same text in several fields and unfilled templates, which people do not send', () => {
-    const bot = extractor.extract({ 'your-name': 'cwvbwe', 'your-subject': 'cwvbwe', 'your-message': 'cwvbwe', 'your-email': 'cwvbwe@x.ru' });
+    const bot = extractor.extract({
+      'your-name': 'cwvbwe',
+      'your-subject': 'cwvbwe',
+      'your-message': 'cwvbwe',
+      'your-email': 'cwvbwe@x.ru',
+    });
     expect(bot.structure).toContain('repeated-field-text');
     // Typeform repeats its bookkeeping ("type": "text") in every answer: that is not a person repeating text.
-    const typeform = extractor.extract({ answers: [{ type: 'text', text: 'Ann Lee' }, { type: 'text', text: 'Can I bring my dog?' }] });
+    const typeform = extractor.extract({
+      answers: [
+        { type: 'text', text: 'Ann Lee' },
+        { type: 'text', text: 'Can I bring my dog?' },
+      ],
+    });
     expect(typeform.structure).not.toContain('repeated-field-text');
     expect(extractor.extract({ message: '{Hello|Hi|Hey} {$FIRSTNAME}, check this {great|amazing} offer' }).structure).toContain('template');
     expect(extractor.extract({ message: 'Our budget is {roughly} 5k; see the brief: a | b' }).structure).not.toContain('template');

@@ -36,7 +36,10 @@ describe('flattenFields on padded posts', () => {
 
   it('skips empty values but keeps an empty honeypot (empty vs. filled matters)', () => {
     const f = flattenFields({ a: '', b: null, _gotcha: '', message: 'hello there' });
-    expect(f.map((x) => [x.key, x.role, x.text])).toEqual([['_gotcha', 'honeypot', ''], ['message', 'message', 'hello there']]);
+    expect(f.map((x) => [x.key, x.role, x.text])).toEqual([
+      ['_gotcha', 'honeypot', ''],
+      ['message', 'message', 'hello there'],
+    ]);
   });
 
   it('keeps at most 256 fields, giving way to the message before junk of no role', () => {
@@ -52,4 +55,3 @@ describe('flattenFields on padded posts', () => {
     expect(flattenFields({ deep } as Record<string, unknown>).map((x) => x.text)).toEqual(['deep text']);
   });
 });
-

@@ -9,12 +9,18 @@ describe('field roles', () => {
   });
 
   it('knows honeypots by their usual names, and a mobile number called hp is not one', () => {
-    for (const key of ['hp_website', 'website_hp', 'nf-field-hp', 'honeypot', 'bot-field', 'fax_confirm']) expect(roleOf(key, 'x'), key).toBe('honeypot');
+    for (const key of ['hp_website', 'website_hp', 'nf-field-hp', 'honeypot', 'bot-field', 'fax_confirm'])
+      expect(roleOf(key, 'x'), key).toBe('honeypot');
     // WPForms' honeypot, empty or filled by a bot.
     expect(roleOf('wpforms[hp]', '')).toBe('honeypot');
     expect(roleOf('wpforms[hp]', 'https://cheap-pills.top')).toBe('honeypot');
     // Korean (hp, mb_hp) and Indonesian or Malay (no_hp) forms name the mobile-phone field so.
-    for (const [key, phone] of [['hp', '010-4827-3916'], ['mb_hp', '010 4827 3916'], ['no_hp', '+62 812-3456-7890'], ['nomor_hp', '(0812) 345 678']]) {
+    for (const [key, phone] of [
+      ['hp', '010-4827-3916'],
+      ['mb_hp', '010 4827 3916'],
+      ['no_hp', '+62 812-3456-7890'],
+      ['nomor_hp', '(0812) 345 678'],
+    ]) {
       expect(roleOf(key as string, phone as string), key).toBe('other');
     }
   });
@@ -22,7 +28,8 @@ describe('field roles', () => {
   it('does not take a field for a honeypot because "honey" or "trap" is part of its name', () => {
     // A honey shop's jar size made every order "a hidden honeypot field filled in" (spam at 1.00).
     for (const key of ['honey_jar_size', 'honey_type', 'strap_colour', 'trapeze_class']) expect(roleOf(key, 'x'), key).not.toBe('honeypot');
-    for (const key of ['honey', 'honey_pot', 'honeypot-245', 'spam_trap', 'bot-trap', 'trap']) expect(roleOf(key, 'x'), key).toBe('honeypot');
+    for (const key of ['honey', 'honey_pot', 'honeypot-245', 'spam_trap', 'bot-trap', 'trap'])
+      expect(roleOf(key, 'x'), key).toBe('honeypot');
   });
 
   it('judges opaque names (input_4, entry.N) by the value', () => {

@@ -22,7 +22,9 @@ describe('describeStructure', () => {
     expect(phrase('caps=', '안녕하세요, 다음 주 화요일에 예약이 가능한지 알고 싶습니다. 감사합니다.')).toBeUndefined();
     expect(phrase('caps=', '您好，我想咨询一下贵公司的产品价格，请尽快回复我，谢谢。')).toBeUndefined();
     expect(phrase('caps=', 'hello, is the shop open on sunday morning? i would like to pick up my order then.')).toBe('no capital letters');
-    expect(phrase('caps=', 'Hello, is the shop open on Sunday morning? I would like to pick up my order then.')).toBe('little use of capitals');
+    expect(phrase('caps=', 'Hello, is the shop open on Sunday morning? I would like to pick up my order then.')).toBe(
+      'little use of capitals',
+    );
     // Korean beside a few capitals is not "shouting": the Hangul letters do not dilute, nor do they count as capitals.
     expect(phrase('caps=', '안녕하세요 SAMSUNG Galaxy 주문 관련 문의드립니다')).toBe('62% capital letters');
   });

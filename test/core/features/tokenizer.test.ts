@@ -14,7 +14,12 @@ function tokenize(text: string, role: FieldRole = 'message') {
   for (let i = 0; i < s.acc.count; i++) {
     // Before `finish`, a slot's value is its count.
     const count = s.acc.values[i] as number;
-    slots.push({ kind: s.acc.kinds[i] as number, text: text.slice(s.acc.starts[i], s.acc.ends[i]), index: s.acc.indices[i] as number, count });
+    slots.push({
+      kind: s.acc.kinds[i] as number,
+      text: text.slice(s.acc.starts[i], s.acc.ends[i]),
+      index: s.acc.indices[i] as number,
+      count,
+    });
   }
   const of = (kind: number) => slots.filter((x) => x.kind === kind).map((x) => x.text);
   return { slots, words: of(KIND.word), bigrams: of(KIND.bigram), symbols: of(KIND.symbol), roles: of(KIND.role), facts: s.facts };

@@ -55,11 +55,26 @@ beforeAll(async () => {
   const file = tenantsFile();
   const acme = file.accounts[0];
   if (acme === undefined) throw new Error('no acme account');
-  const tenants = { current: parseTenants(JSON.stringify({ ...file, accounts: [{ ...acme, rateLimit: { max: 100_000, windowSeconds: 3600, algorithm: 'fixed' } }, ...file.accounts.slice(1)] }), 'test') };
+  const tenants = {
+    current: parseTenants(
+      JSON.stringify({
+        ...file,
+        accounts: [{ ...acme, rateLimit: { max: 100_000, windowSeconds: 3600, algorithm: 'fixed' } }, ...file.accounts.slice(1)],
+      }),
+      'test',
+    ),
+  };
   const { REDIS_URL: _, ...settings } = reviewEnv('', spool.dir, prefix);
   review = startReview({ env: { ...settings, REDIS_CLUSTER_NODES: cluster.nodes }, log: silent, moderators: tenants, registry });
   await until(async () => (await review.store.items.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
-  app = await buildApp({ tenants, classifier: keywordClassifier, maxEventLoopDelayMs: 0, rateLimiter: limiters[0], reviewSink: review.sink, reviewRoutes: review.routes });
+  app = await buildApp({
+    tenants,
+    classifier: keywordClassifier,
+    maxEventLoopDelayMs: 0,
+    rateLimiter: limiters[0],
+    reviewSink: review.sink,
+    reviewRoutes: review.routes,
+  });
   await app.ready();
 }, 90_000);
 
@@ -93,7 +108,10 @@ describe('a Redis Cluster master stopped mid-traffic', () => {
     await cluster.kill(victim);
     const failover = cluster.waitFailover(victim, 45_000);
     let promoted = false;
-    void failover.then(() => (promoted = true), () => undefined);
+    void failover.then(
+      () => (promoted = true),
+      () => undefined,
+    );
     const stopAt = Date.now() + 45_000;
     while (!promoted && Date.now() < stopAt) answers.push(await flagged(i++));
     await failover;
@@ -118,7 +136,11 @@ describe('a Redis Cluster master stopped mid-traffic', () => {
     const errorsBefore = limiterErrors.length;
     const rule = { max: 2, windowMs: 3_600_000, algorithm: 'fixed' as const };
     const [a, b] = limiters;
-    expect([(await a.hit(probeKey, rule)).allowed, (await b.hit(probeKey, rule)).allowed, (await a.hit(probeKey, rule)).allowed]).toEqual([true, true, false]);
+    expect([(await a.hit(probeKey, rule)).allowed, (await b.hit(probeKey, rule)).allowed, (await a.hit(probeKey, rule)).allowed]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     expect(limiterErrors.length).toBe(errorsBefore);
 
     // And the queue takes new jobs directly again.

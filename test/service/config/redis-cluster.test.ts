@@ -15,7 +15,15 @@ import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 import { TestCluster } from '../../redis-cluster.ts';
 import { ORIGIN, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
-import { ACME_TOKEN, API_KEY, JSON_HEADERS, keywordClassifier, reviewEnv, signIn, tenantsFile as reviewTenantsFile } from '../review/app-fixture.ts';
+import {
+  ACME_TOKEN,
+  API_KEY,
+  JSON_HEADERS,
+  keywordClassifier,
+  reviewEnv,
+  signIn,
+  tenantsFile as reviewTenantsFile,
+} from '../review/app-fixture.ts';
 import { silent, tempDir, testPrefix, until } from '../review/helpers.ts';
 
 // A real Redis Cluster (three masters, one replica each) of this suite's own, on loopback ports.
@@ -60,7 +68,11 @@ describe('rate limits on a Redis Cluster', () => {
     // Two instances, each with its own connection to the cluster; a limiter error would quietly count in memory.
     const instance = () => {
       const redis = createRedisClient({ kind: 'cluster', nodes: cluster.nodes }, silent);
-      const rateLimiter = new RedisRateLimiter(redis, { prefix, fallback: new MemoryRateLimiter(), onError: (err) => limiterErrors.push(err) });
+      const rateLimiter = new RedisRateLimiter(redis, {
+        prefix,
+        fallback: new MemoryRateLimiter(),
+        onError: (err) => limiterErrors.push(err),
+      });
       return until(() => redis.status === 'ready', 'instance connected').then(async () => {
         const app = await testApp({ tenants: shared, rateLimiter, redis, keyFailureRule });
         app.addHook('onClose', () => redis.disconnect());
@@ -117,7 +129,13 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
     const { REDIS_URL: _, ...settings } = reviewEnv('', spool.dir, prefix);
     review = startReview({ env: { ...settings, REDIS_CLUSTER_NODES: cluster.nodes }, log: silent, moderators, registry: new Registry() });
     await until(async () => (await review.store.items.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
-    app = await buildApp({ tenants: moderators, classifier: keywordClassifier, maxEventLoopDelayMs: 0, reviewSink: review.sink, reviewRoutes: review.routes });
+    app = await buildApp({
+      tenants: moderators,
+      classifier: keywordClassifier,
+      maxEventLoopDelayMs: 0,
+      reviewSink: review.sink,
+      reviewRoutes: review.routes,
+    });
     await app.ready();
   });
 
@@ -130,12 +148,13 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
 
   it('takes a spam verdict from POST /v1/verify to the console, a label, and the label files', async () => {
     const submissionIds: string[] = [];
-    for (const formId of ['contact', 'newsletter', 'contact']) {
+    // Three different messages: identical ones to one account would become one campaign item.
+    for (const [i, formId] of ['contact', 'newsletter', 'contact'].entries()) {
       const res = await app.inject({
         method: 'POST',
         url: '/v1/verify',
         headers: { 'content-type': 'application/json', origin: 'https://example.com' },
-        payload: { apiKey: API_KEY, formId, payload: { message: `Best casino bonus here, form ${formId}` } },
+        payload: { apiKey: API_KEY, formId, payload: { message: `Best casino bonus here, form ${formId}, offer ${i}` } },
       });
       expect(res.statusCode).toBe(200);
       submissionIds.push(res.json<{ submissionId: string }>().submissionId);
@@ -151,25 +170,43 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
     const inspectConnection = new Cluster(cluster.nodes, { redisOptions: { maxRetriesPerRequest: null } });
     const inspect = new Queue(REVIEW_QUEUE, { connection: inspectConnection, prefix: `{${prefix}}` });
     try {
-      await until(async () => (await inspect.getJobCounts('wait', 'active', 'failed')).failed === 0 && (await inspect.getJobCounts('wait')).wait === 0, 'queue empty');
+      await until(
+        async () =>
+          (await inspect.getJobCounts('wait', 'active', 'failed')).failed === 0 && (await inspect.getJobCounts('wait')).wait === 0,
+        'queue empty',
+      );
     } finally {
       await inspect.close();
       inspectConnection.disconnect();
     }
 
     const cookie = await signIn(app, ACME_TOKEN);
-    const list = (await app.inject({ method: 'GET', url: '/review/api/items?limit=50', headers: { cookie } })).json<{ items: { submissionId: string }[] }>();
+    const list = (await app.inject({ method: 'GET', url: '/review/api/items?limit=50', headers: { cookie } })).json<{
+      items: { submissionId: string }[];
+    }>();
     expect(list.items.map((i) => i.submissionId).sort()).toEqual([...submissionIds].sort());
-    const filtered = (await app.inject({ method: 'GET', url: '/review/api/items?form=newsletter&status=spam', headers: { cookie } })).json<{ items: { submissionId: string }[] }>();
+    const filtered = (await app.inject({ method: 'GET', url: '/review/api/items?form=newsletter&status=spam', headers: { cookie } })).json<{
+      items: { submissionId: string }[];
+    }>();
     expect(filtered.items.map((i) => i.submissionId)).toEqual([submissionIds[1]]);
 
     const [first, second] = submissionIds;
-    for (const [id, label] of [[first, 'legitimate'], [second, 'spam']] as const) {
-      const res = await app.inject({ method: 'POST', url: `/review/api/items/${id}/label`, headers: { ...JSON_HEADERS, cookie }, payload: { label } });
+    for (const [id, label] of [
+      [first, 'legitimate'],
+      [second, 'spam'],
+    ] as const) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/review/api/items/${id}/label`,
+        headers: { ...JSON_HEADERS, cookie },
+        payload: { label },
+      });
       expect(res.statusCode, res.body).toBe(200);
     }
     // Undo (a script over ten keys of the account) takes the last label back.
-    expect((await app.inject({ method: 'POST', url: '/review/api/undo', headers: { ...JSON_HEADERS, cookie }, payload: {} })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'POST', url: '/review/api/undo', headers: { ...JSON_HEADERS, cookie }, payload: {} })).statusCode,
+    ).toBe(200);
     expect(await review.store.items.counts('acme')).toEqual({ pending: 2, labelled: 1 });
 
     expect((await exportLabels(review.store.exports, out.dir)).written).toBe(1);

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { describeRedis, queuePrefix, redisTarget } from '../../../service/config/redis-target.ts';
 
-const cluster = { kind: 'cluster' as const, nodes: [{ host: '10.0.0.5', port: 7000 }, { host: '::1', port: 7001 }] };
+const cluster = {
+  kind: 'cluster' as const,
+  nodes: [
+    { host: '10.0.0.5', port: 7000 },
+    { host: '::1', port: 7001 },
+  ],
+};
 
 describe('which Redis the environment names', () => {
   it('is the cluster, the server, or none', () => {

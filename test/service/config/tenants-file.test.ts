@@ -6,7 +6,10 @@ import { loadTenantsFile } from '../../../service/tenants/load.ts';
 
 describe('tenants file choice', () => {
   it('uses TENANTS_FILE when set', () => {
-    expect(chooseTenantsFile({ TENANTS_FILE: '/etc/formguard/tenants.json', NODE_ENV: 'production' })).toEqual({ file: '/etc/formguard/tenants.json', example: false });
+    expect(chooseTenantsFile({ TENANTS_FILE: '/etc/formguard/tenants.json', NODE_ENV: 'production' })).toEqual({
+      file: '/etc/formguard/tenants.json',
+      example: false,
+    });
   });
 
   it('falls back to the example file outside production', () => {
@@ -14,7 +17,9 @@ describe('tenants file choice', () => {
   });
 
   it('refuses to start in production without TENANTS_FILE, naming the variable', () => {
-    expect(() => chooseTenantsFile({ TENANTS_FILE: undefined, NODE_ENV: 'production' })).toThrow(/TENANTS_FILE: required when NODE_ENV=production/);
+    expect(() => chooseTenantsFile({ TENANTS_FILE: undefined, NODE_ENV: 'production' })).toThrow(
+      /TENANTS_FILE: required when NODE_ENV=production/,
+    );
   });
 
   it('the example file is valid and holds the documented demo key for form "contact"', async () => {
@@ -34,6 +39,13 @@ describe('environment', () => {
 
   it('has the documented defaults', () => {
     const env = parseEnv({});
-    expect(env).toMatchObject({ PORT: 3000, HOST: '127.0.0.1', BODY_LIMIT: 65536, MODELS_DIR: 'models', KEY_FAILURE_MAX: 20, KEY_FAILURE_WINDOW_SECONDS: 60 });
+    expect(env).toMatchObject({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      BODY_LIMIT: 65536,
+      MODELS_DIR: 'models',
+      KEY_FAILURE_MAX: 20,
+      KEY_FAILURE_WINDOW_SECONDS: 60,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseEnv } from '../../../service/config/env.ts';
 
-describe('TRUST_PROXY: false, true, a hop count or the proxies\' addresses', () => {
+describe("TRUST_PROXY: false, true, a hop count or the proxies' addresses", () => {
   it('keeps true/1 and false/0', () => {
     expect(parseEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
     expect(parseEnv({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(true);

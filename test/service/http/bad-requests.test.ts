@@ -14,7 +14,12 @@ afterEach(async () => {
 const SPEC_400 = /^Missing or invalid parameters: apiKey, formId and either payload or fieldData/;
 
 function post(payload: string, headers: Record<string, string> = {}) {
-  return app!.inject({ method: 'POST', url: '/v1/verify', headers: { ...ORIGIN, 'content-type': 'application/json', ...headers }, payload });
+  return app!.inject({
+    method: 'POST',
+    url: '/v1/verify',
+    headers: { ...ORIGIN, 'content-type': 'application/json', ...headers },
+    payload,
+  });
 }
 
 describe('a JSON body with a forbidden key', () => {
@@ -41,7 +46,8 @@ describe('a JSON body with a forbidden key', () => {
 
 describe('a body nested deeper than MAX_JSON_DEPTH', () => {
   // payload is level 2, so its values may hold 30 more levels.
-  const withDepth = (levels: number) => `{"apiKey":"${KEY}","formId":"contact","payload":{"message":"Hello, a quote please.","deep":${'['.repeat(levels)}"x"${']'.repeat(levels)}}}`;
+  const withDepth = (levels: number) =>
+    `{"apiKey":"${KEY}","formId":"contact","payload":{"message":"Hello, a quote please.","deep":${'['.repeat(levels)}"x"${']'.repeat(levels)}}}`;
 
   it(`is refused with the spec's 400 before it is parsed; ${MAX_JSON_DEPTH} levels are classified`, async () => {
     const capture = captureLogger();
@@ -101,7 +107,12 @@ describe('a body holding more than MAX_JSON_VALUES values', () => {
     const half = MAX_JSON_VALUES / 2;
     // Each {"name","value"} pair is three values: the object and its two strings.
     const pairs = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, value: 'x' }));
-    const body = (extra: number) => ({ apiKey: KEY, formId: 'contact', payload: wide(half).payload, fieldData: { list: pairs((half - 1 + extra) / 3) } });
+    const body = (extra: number) => ({
+      apiKey: KEY,
+      formId: 'contact',
+      payload: wide(half).payload,
+      fieldData: { list: pairs((half - 1 + extra) / 3) },
+    });
     expect((await post(JSON.stringify(body(0)))).statusCode).toBe(200);
     const res = await post(JSON.stringify(body(3)));
     expect(res.statusCode).toBe(400);
@@ -118,7 +129,8 @@ describe('a body holding more than MAX_JSON_VALUES values', () => {
       keyFailureRule: { max: 1, windowMs: 60_000, algorithm: 'fixed' },
       reviewSink: { offer: (job) => offered.push(job) > 0, close: async () => {} },
     });
-    for (const apiKey of [KEY, KEY, 'wrong-key', 'wrong-key']) expect((await post(JSON.stringify(wide(MAX_JSON_VALUES + 1, apiKey)))).statusCode).toBe(400);
+    for (const apiKey of [KEY, KEY, 'wrong-key', 'wrong-key'])
+      expect((await post(JSON.stringify(wide(MAX_JSON_VALUES + 1, apiKey)))).statusCode).toBe(400);
     expect(classifier.calls).toHaveLength(0);
     expect(offered).toHaveLength(0);
     // The account's one request and the IP's one failed key are both still there.
@@ -140,7 +152,7 @@ describe('a body holding more than MAX_JSON_VALUES values', () => {
 });
 
 describe('a URL the router cannot decode', () => {
-  it('gets the spec\'s 400 body with CORS, without echoing the path', async () => {
+  it("gets the spec's 400 body with CORS, without echoing the path", async () => {
     app = await testApp();
     const res = await app.inject({ method: 'POST', url: '/v1/verify%zz<script>', headers: ORIGIN, payload: verifyBody() });
     expect(res.statusCode).toBe(400);
@@ -153,7 +165,7 @@ describe('a URL the router cannot decode', () => {
 });
 
 describe('a charset other than UTF-8', () => {
-  it.each(['iso-8859-1', 'utf-16', '"latin1"', 'UTF-16LE'])('charset=%s is a 415 in the README\'s shape', async (charset) => {
+  it.each(['iso-8859-1', 'utf-16', '"latin1"', 'UTF-16LE'])("charset=%s is a 415 in the README's shape", async (charset) => {
     app = await testApp();
     const res = await post(JSON.stringify(verifyBody()), { 'content-type': `application/json; charset=${charset}` });
     expect(res.statusCode).toBe(415);
@@ -162,7 +174,9 @@ describe('a charset other than UTF-8', () => {
 
   it.each(['utf-8', 'UTF-8', '"utf-8"', 'Utf8'])('charset=%s is accepted', async (charset) => {
     app = await testApp();
-    const res = await post(JSON.stringify(verifyBody({ payload: { message: 'Grüße aus Köln' } })), { 'content-type': `application/json;charset=${charset}` });
+    const res = await post(JSON.stringify(verifyBody({ payload: { message: 'Grüße aus Köln' } })), {
+      'content-type': `application/json;charset=${charset}`,
+    });
     expect(res.statusCode).toBe(200);
   });
 });
@@ -171,8 +185,11 @@ describe('malformed HTTP (answered by the clientErrorHandler)', () => {
   const body = JSON.stringify(verifyBody());
   it.each([
     ['two Content-Length headers', `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 1}\r\n\r\n${body}`],
-    ['Content-Length with chunked', `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`],
-  ])('%s: the spec\'s 400 body, then the connection is closed', async (_name, rest) => {
+    [
+      'Content-Length with chunked',
+      `Content-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+    ],
+  ])("%s: the spec's 400 body, then the connection is closed", async (_name, rest) => {
     app = await testApp();
     await app.listen({ port: 0, host: '127.0.0.1' });
     const res = await rawRequest(app, `POST /v1/verify HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n${rest}`);

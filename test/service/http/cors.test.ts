@@ -13,7 +13,11 @@ describe('CORS for browser forms', () => {
     const res = await app.inject({
       method: 'OPTIONS',
       url: '/v1/verify',
-      headers: { origin: 'https://anything.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://anything.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('https://anything.example');
@@ -38,16 +42,31 @@ describe('CORS for browser forms', () => {
   });
 
   it('does the same for 413 and 415 answers produced before the route runs', async () => {
-    const big = await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://a.test' }, payload: verifyBody({ payload: { m: 'x'.repeat(70_000) } }) });
+    const big = await app.inject({
+      method: 'POST',
+      url: '/v1/verify',
+      headers: { origin: 'https://a.test' },
+      payload: verifyBody({ payload: { m: 'x'.repeat(70_000) } }),
+    });
     expect(big.statusCode).toBe(413);
     expect(big.headers['access-control-allow-origin']).toBe('https://a.test');
-    const text = await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://a.test', 'content-type': 'text/plain' }, payload: 'x' });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/v1/verify',
+      headers: { origin: 'https://a.test', 'content-type': 'text/plain' },
+      payload: 'x',
+    });
     expect(text.statusCode).toBe(415);
     expect(text.headers['access-control-allow-origin']).toBe('https://a.test');
   });
 
   it('sends no CORS headers to a request without Origin', async () => {
-    const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { referer: 'https://example.com/x' }, payload: verifyBody() });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/verify',
+      headers: { referer: 'https://example.com/x' },
+      payload: verifyBody(),
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });

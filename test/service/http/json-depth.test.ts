@@ -57,7 +57,15 @@ describe(`MAX_JSON_DEPTH (${MAX_JSON_DEPTH}): nothing a body this deep holds is 
   const deepest = (leaf: string) => nested(MAX_JSON_DEPTH - 2, leaf);
   const bodies: Array<[string, VerifyRequest]> = [
     ['payload only', { apiKey: 'k', formId: 'f', payload: { message: 'hello', deep: deepest('deepest payload leaf') } }],
-    ['payload and fieldData', { apiKey: 'k', formId: 'f', payload: { deep: deepest('deepest payload leaf') }, fieldData: { deep: deepest('deepest fieldData leaf') } }],
+    [
+      'payload and fieldData',
+      {
+        apiKey: 'k',
+        formId: 'f',
+        payload: { deep: deepest('deepest payload leaf') },
+        fieldData: { deep: deepest('deepest fieldData leaf') },
+      },
+    ],
   ];
 
   it.each(bodies)('%s: accepted, and the feature extractor reads the deepest leaves', (_name, body) => {

@@ -8,7 +8,12 @@ function capture() {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      lines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       cb();
     },
   });
@@ -55,6 +60,8 @@ describe('lazy request logger (request.log of the verify route)', () => {
     lazy.level = 'warn';
     lazy.info('dropped');
     lazy.child({ step: 'x' }).warn('kept');
-    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([expect.objectContaining({ reqId: 'req-3', step: 'x', msg: 'kept' })]);
+    expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ reqId: 'req-3', step: 'x', msg: 'kept' }),
+    ]);
   });
 });

@@ -33,5 +33,10 @@ export async function rawRequest(app: FastifyInstance, bytes: string, boundMs = 
   const split = text.indexOf('\r\n\r\n');
   const head = split === -1 ? text : text.slice(0, split);
   const status = /^HTTP\/1\.1 (\d{3})/.exec(head);
-  return { closed, statusCode: status === null ? undefined : Number(status[1]), headers: head, body: split === -1 ? '' : text.slice(split + 4) };
+  return {
+    closed,
+    statusCode: status === null ? undefined : Number(status[1]),
+    headers: head,
+    body: split === -1 ? '' : text.slice(split + 4),
+  };
 }

@@ -31,11 +31,20 @@ function post(port: number, agent: Agent): Promise<{ status: number; headers: Re
   const body = JSON.stringify(verifyBody());
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, path: '/v1/verify', method: 'POST', agent, headers: { 'content-type': 'application/json', origin: 'https://example.com' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/verify',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', origin: 'https://example.com' },
+      },
       (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) as Record<string, unknown> }),
+        );
       },
     );
     req.on('error', reject);

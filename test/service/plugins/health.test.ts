@@ -59,7 +59,12 @@ describe('/healthz and /readyz', () => {
     live.disconnect();
 
     // A shared Redis that fails must not take every instance out of the load balancer: verify keeps answering.
-    const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     dead.on('error', () => {});
     app = await testApp({ redis: dead });
     const down = await app.inject({ method: 'GET', url: '/readyz' });
@@ -80,7 +85,13 @@ describe('/healthz and /readyz', () => {
     try {
       const res = await app.inject({ method: 'GET', url: '/readyz' });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ status: 'ready', modelVersion: 'stub-1', shadowVersion: null, redis: 'down', redisError: expect.stringContaining(`REDIS_URL names database ${db}`) });
+      expect(res.json()).toEqual({
+        status: 'ready',
+        modelVersion: 'stub-1',
+        shadowVersion: null,
+        redis: 'down',
+        redisError: expect.stringContaining(`REDIS_URL names database ${db}`),
+      });
       expect(await scrape(app)).toMatch(/^formguard_redis_up 0$/m);
     } finally {
       refused.disconnect();
@@ -88,7 +99,12 @@ describe('/healthz and /readyz', () => {
   });
 
   it('readyz is 503 while the model loads, and says how Redis is', async () => {
-    const dead = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+      maxRetriesPerRequest: 0,
+    });
     app = await testApp({ redis: dead, classifier: new Promise<Classifier>(() => {}) });
     const res = await app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(503);

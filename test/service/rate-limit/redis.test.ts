@@ -59,7 +59,12 @@ describe('Redis rate limiter (real Redis at TEST_REDIS_URL or 127.0.0.1:6379)', 
   });
 
   it('falls back to counting in memory when Redis fails, so limits still hold', async () => {
-    const broken = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    const broken = new Redis('redis://127.0.0.1:1', {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     const errors: unknown[] = [];
     const rl = new RedisRateLimiter(broken, { prefix, fallback: new MemoryRateLimiter(), onError: (e) => errors.push(e) });
     const rule: RateRule = { max: 2, windowMs: 60_000, algorithm: 'fixed' };

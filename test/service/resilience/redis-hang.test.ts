@@ -39,14 +39,35 @@ describe('a hung Redis on the verify path', () => {
     const registry = new Registry();
     const prefix = `fgtest-hang-${process.pid}`;
     const changes: string[] = [];
-    const breaker = new CircuitBreaker({ failures: 3, callTimeoutMs: 50, openMs: 200, probe: () => redis.ping(), onChange: (s) => changes.push(s) });
+    const breaker = new CircuitBreaker({
+      failures: 3,
+      callTimeoutMs: 50,
+      openMs: 200,
+      probe: () => redis.ping(),
+      onChange: (s) => changes.push(s),
+    });
     let limiterErrors = 0;
-    const limiter = new RedisRateLimiter(redis, { prefix: `${prefix}:rl`, fallback: new MemoryRateLimiter(), breaker, onError: () => limiterErrors++ });
+    const limiter = new RedisRateLimiter(redis, {
+      prefix: `${prefix}:rl`,
+      fallback: new MemoryRateLimiter(),
+      breaker,
+      onError: () => limiterErrors++,
+    });
     let review: Review | undefined;
     let reviewApp: Awaited<ReturnType<typeof testApp>> | undefined;
     try {
       review = startReview({
-        env: { REDIS_URL: server.url, REVIEW_BAND: 1, REVIEW_SAMPLE_RATE: 1, REVIEW_RETENTION_DAYS: 30, REVIEW_SPOOL_DIR: spool.dir, REVIEW_SPOOL_MAX_BYTES: 1 << 20, REVIEW_MAX_FIELD_BYTES: 2048, REVIEW_KEEP_FIELDS_DAYS: 0, BULLMQ_PREFIX: prefix },
+        env: {
+          REDIS_URL: server.url,
+          REVIEW_BAND: 1,
+          REVIEW_SAMPLE_RATE: 1,
+          REVIEW_RETENTION_DAYS: 30,
+          REVIEW_SPOOL_DIR: spool.dir,
+          REVIEW_SPOOL_MAX_BYTES: 1 << 20,
+          REVIEW_MAX_FIELD_BYTES: 2048,
+          REVIEW_KEEP_FIELDS_DAYS: 0,
+          BULLMQ_PREFIX: prefix,
+        },
         log: silent,
         moderators: moderators([]),
         registry,

@@ -6,11 +6,22 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Debian's Chromium, headless. Fails loudly when it is missing: CI installs it (apt-get install chromium). */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (never "npx playwright install").`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (never "npx playwright install").`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -34,7 +45,12 @@ export async function withPage<T>(
  * Opens the console at `base` and signs in as a moderator would: the token in its field, then Enter.
  * Resolves once `ready` shows, by default the first item of the list.
  */
-export async function signInToConsole(page: Page, base: string, token: string, ready: Locator = page.locator('#list li[data-id]').first()): Promise<void> {
+export async function signInToConsole(
+  page: Page,
+  base: string,
+  token: string,
+  ready: Locator = page.locator('#list li[data-id]').first(),
+): Promise<void> {
   await page.goto(`${base}/review`);
   await page.fill('#token', token);
   await page.press('#token', 'Enter');

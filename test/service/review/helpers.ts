@@ -55,7 +55,9 @@ export function sha256(text: string): string {
 }
 
 /** A stand-in for the tenants store: moderators by token hash. */
-export function moderators(list: { accountId: string; moderatorId: string; token: string }[]): ModeratorSource & { set(l: typeof list): void } {
+export function moderators(
+  list: { accountId: string; moderatorId: string; token: string }[],
+): ModeratorSource & { set(l: typeof list): void } {
   const build = (l: typeof list) => new Map(l.map((m) => [sha256(m.token), { accountId: m.accountId, moderatorId: m.moderatorId }]));
   const source = { current: { moderators: build(list) }, set: (l: typeof list) => (source.current = { moderators: build(l) }) };
   return source;
@@ -91,7 +93,10 @@ export class OwnRedis {
   }
 
   /** dir: where a SHUTDOWN SAVE writes its snapshot, so data survives a stop like a persistent Redis's would. */
-  constructor(readonly port: number, readonly dir: string) {}
+  constructor(
+    readonly port: number,
+    readonly dir: string,
+  ) {}
 
   async start(extra: readonly string[] = []): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir, ...extra];

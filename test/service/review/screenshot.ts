@@ -9,7 +9,14 @@ import { TrafficCounter } from '../../../service/review/dashboard/traffic.ts';
 import { silent } from './helpers.ts';
 
 const now = Date.now();
-const job = (minutesAgo: number, formId: string, status: 'spam' | 'legitimate', confidence: number, reasoning: string, fields: Record<string, unknown>): ReviewJob => ({
+const job = (
+  minutesAgo: number,
+  formId: string,
+  status: 'spam' | 'legitimate',
+  confidence: number,
+  reasoning: string,
+  fields: Record<string, unknown>,
+): ReviewJob => ({
   submissionId: randomUUID(),
   accountId: 'acme',
   formId,
@@ -24,14 +31,18 @@ const items = [
   job(182, 'contact', 'spam', 0.97, 'Flagged for 3 links in the message and wording such as "backlinks", "rank", "guaranteed".', {
     name: 'Mark SEO',
     email: 'mark.seo.expert@mailbox-pro.top',
-    message: 'Hi! I checked your website and it is not ranking on Google page 1. We offer guaranteed backlinks from DA90+ sites: https://seo-boost.top/offer https://seo-boost.top/prices https://bit.ly/3xRank\nReply today for a 50% discount!',
+    message:
+      'Hi! I checked your website and it is not ranking on Google page 1. We offer guaranteed backlinks from DA90+ sites: https://seo-boost.top/offer https://seo-boost.top/prices https://bit.ly/3xRank\nReply today for a 50% discount!',
   }),
   job(151, 'contact', 'legitimate', 0.62, 'Leans legitimate: a named sender and a question, but a short message from a free mail domain.', {
     name: 'Jana Nováková',
     email: 'jana.novakova@gmail.com',
     message: 'Hello, do you ship to the Czech Republic? Thanks',
   }),
-  job(97, 'newsletter', 'spam', 0.88, 'Flagged for a random-looking name and an email that does not match it.', { email: 'xkqjz.wopp@outlook.com', name: 'RobertVog' }),
+  job(97, 'newsletter', 'spam', 0.88, 'Flagged for a random-looking name and an email that does not match it.', {
+    email: 'xkqjz.wopp@outlook.com',
+    name: 'RobertVog',
+  }),
   job(64, 'quote', 'spam', 0.91, 'Flagged for wording such as "crypto", "investment", "profit" and a link.', {
     company: 'Global Invest LTD',
     message: 'Make $5000 per day with our crypto investment robot. Register: https://quick-profit.click',
@@ -52,9 +63,14 @@ try {
     const at = now - d * day;
     const seed = (n: number) => Math.round(n * (1 + 0.35 * Math.sin(d * 1.7)));
     const counts: [string, 'spam' | 'legitimate' | 'blocked' | 'rate-limited', number][] = [
-      ['contact', 'legitimate', seed(42)], ['contact', 'spam', seed(17)], ['contact', 'blocked', seed(3)],
-      ['newsletter', 'legitimate', seed(25)], ['newsletter', 'spam', seed(31)], ['quote', 'legitimate', seed(9)],
-      ['quote', 'spam', seed(6)], ['newsletter', 'rate-limited', d % 5 === 0 ? 12 : 0],
+      ['contact', 'legitimate', seed(42)],
+      ['contact', 'spam', seed(17)],
+      ['contact', 'blocked', seed(3)],
+      ['newsletter', 'legitimate', seed(25)],
+      ['newsletter', 'spam', seed(31)],
+      ['quote', 'legitimate', seed(9)],
+      ['quote', 'spam', seed(6)],
+      ['newsletter', 'rate-limited', d % 5 === 0 ? 12 : 0],
     ];
     const counter = new TrafficCounter(f.redis, f.review.store.keys, f.review.store.retentionMs, silent, () => at, 3_600_000);
     for (const [form, event, n] of counts) for (let i = 0; i < n; i++) counter.record('acme', form, event);
@@ -63,7 +79,14 @@ try {
   for (let i = 0; i < 40; i++) {
     const spam = i % 4 !== 0;
     const confidence = spam ? 0.6 + (i % 8) * 0.05 : 0.55 + (i % 9) * 0.05;
-    const item = job(300 + i, ['contact', 'newsletter', 'quote'][i % 3]!, spam ? 'spam' : 'legitimate', Math.min(0.99, confidence), 'Sample.', { message: `Sample ${i}` });
+    const item = job(
+      300 + i,
+      ['contact', 'newsletter', 'quote'][i % 3]!,
+      spam ? 'spam' : 'legitimate',
+      Math.min(0.99, confidence),
+      'Sample.',
+      { message: `Sample ${i}` },
+    );
     await f.review.store.items.ingest(item);
     const truth = spam ? (i % 9 === 0 ? 'legitimate' : 'spam') : i % 8 === 0 ? 'spam' : 'legitimate';
     await f.review.store.labels.label('acme', item.submissionId, truth, 'alice');

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { addAccount, addForm, addModerator, issueKey, removeForm, removeModerator, revokeKey, setReferrers } from '../../../service/tenants/edit.ts';
+import {
+  addAccount,
+  addForm,
+  addModerator,
+  issueKey,
+  removeForm,
+  removeModerator,
+  revokeKey,
+  setReferrers,
+} from '../../../service/tenants/edit.ts';
 import { sha256Hex } from '../../../service/tenants/key.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 
@@ -35,10 +44,13 @@ describe('tenants edits', () => {
 
   it('adds a moderator token, stored as a hash', () => {
     const added = addModerator(addAccount({ accounts: [] }, 'a'), 'a', 'mia');
-    expect(parseTenants(JSON.stringify(added.file), 'x').moderators.get(sha256Hex(added.token))).toEqual({ accountId: 'a', moderatorId: 'mia' });
+    expect(parseTenants(JSON.stringify(added.file), 'x').moderators.get(sha256Hex(added.token))).toEqual({
+      accountId: 'a',
+      moderatorId: 'mia',
+    });
   });
 
-  it('replaces a form\'s referrers after add-form; an empty list blocks every origin', () => {
+  it("replaces a form's referrers after add-form; an empty list blocks every origin", () => {
     const file = addForm(addAccount({ accounts: [] }, 'a'), 'a', 'f', []);
     const opened = parseTenants(JSON.stringify(setReferrers(file, 'a', 'f', ['example.com', '*.example.org'])), 'x');
     expect(opened.forms.get('f')?.allowsOrigin({ host: 'example.com', port: '' })).toBe(true);
@@ -47,13 +59,13 @@ describe('tenants edits', () => {
     expect(closed.forms.get('f')?.allowsOrigin({ host: 'example.com', port: '' })).toBe(false);
   });
 
-  it('removes a form, leaving the account\'s other forms', () => {
+  it("removes a form, leaving the account's other forms", () => {
     const file = addForm(addForm(addAccount({ accounts: [] }, 'a'), 'a', 'f', ['example.com']), 'a', 'g', ['example.com']);
     const t = parseTenants(JSON.stringify(removeForm(file, 'a', 'f')), 'x');
     expect([...t.forms.keys()]).toEqual(['g']);
   });
 
-  it('refuses a form that is not the account\'s, naming its owner', () => {
+  it("refuses a form that is not the account's, naming its owner", () => {
     const file = addForm(addAccount(addAccount({ accounts: [] }, 'a'), 'b'), 'a', 'f', []);
     expect(() => setReferrers(file, 'b', 'f', ['example.com'])).toThrow(/form "f" belongs to account "a", not "b"/);
     expect(() => removeForm(file, 'a', 'nope')).toThrow(/account "a" has no form "nope"/);

@@ -72,11 +72,16 @@ describe('a tenants file that is not JSON', () => {
     expectNoKeyText(capture.text());
   });
 
-  it('keeps the key out of the tenants CLI\'s stderr', async () => {
+  it("keeps the key out of the tenants CLI's stderr", async () => {
     const file = path.join(dir, 'tenants.json');
     await writeFile(file, BROKEN);
-    const cli = promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), 'list', '--file', file], { cwd: repoRoot });
-    const failed = (await cli.then(() => undefined, (e: unknown) => e)) as { code: number; stdout: string; stderr: string } | undefined;
+    const cli = promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/tenants.ts'), 'list', '--file', file], {
+      cwd: repoRoot,
+    });
+    const failed = (await cli.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { code: number; stdout: string; stderr: string } | undefined;
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toContain(`not valid JSON at line 3, column ${KEY_COLUMN}`);
     expectNoKeyText(`${failed?.stdout ?? ''}${failed?.stderr ?? ''}`);

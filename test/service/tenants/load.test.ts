@@ -17,7 +17,14 @@ describe('tenants file', () => {
   it('accepts the exact shape of the issue', () => {
     const t = parseTenants(
       JSON.stringify({
-        accounts: [{ id: 'acme', apiKeys: [{ id: 'primary', sha256: hash }], rateLimit: { max: 600, windowSeconds: 60 }, forms: [{ id: 'contact', allowedReferrers: ['example.com', '*.example.org', 'localhost:8080'] }] }],
+        accounts: [
+          {
+            id: 'acme',
+            apiKeys: [{ id: 'primary', sha256: hash }],
+            rateLimit: { max: 600, windowSeconds: 60 },
+            forms: [{ id: 'contact', allowedReferrers: ['example.com', '*.example.org', 'localhost:8080'] }],
+          },
+        ],
       }),
       'x',
     );
@@ -25,21 +32,71 @@ describe('tenants file', () => {
   });
 
   it('accepts moderators and indexes them by hash', () => {
-    const t = parseTenants(JSON.stringify({ accounts: [{ id: 'a', apiKeys: [], forms: [], moderators: [{ id: 'mia', sha256: sha256Hex('tok') }] }] }), 'x');
+    const t = parseTenants(
+      JSON.stringify({ accounts: [{ id: 'a', apiKeys: [], forms: [], moderators: [{ id: 'mia', sha256: sha256Hex('tok') }] }] }),
+      'x',
+    );
     expect(t.moderators.get(sha256Hex('tok'))).toEqual({ accountId: 'a', moderatorId: 'mia' });
   });
 
   const bad: Array<[string, unknown, RegExp]> = [
-    ['duplicate form ids across accounts', { accounts: [{ id: 'a', apiKeys: [], forms: [{ id: 'f', allowedReferrers: [] }] }, { id: 'b', apiKeys: [], forms: [{ id: 'f', allowedReferrers: [] }] }] }, /accounts\[1\]\.forms\[0\]\.id: form id "f" is already used by accounts\[0\]\.forms\[0\]/],
-    ['malformed hash', { accounts: [{ id: 'a', apiKeys: [{ id: 'k', sha256: 'abc' }], forms: [] }] }, /accounts\[0\]\.apiKeys\[0\]\.sha256: .*SHA-256/],
-    ['unknown field (typo)', { accounts: [{ id: 'a', apiKeys: [], forms: [{ id: 'f', allowedReferers: [] }] }] }, /accounts\[0\]\.forms\[0\]/],
+    [
+      'duplicate form ids across accounts',
+      {
+        accounts: [
+          { id: 'a', apiKeys: [], forms: [{ id: 'f', allowedReferrers: [] }] },
+          { id: 'b', apiKeys: [], forms: [{ id: 'f', allowedReferrers: [] }] },
+        ],
+      },
+      /accounts\[1\]\.forms\[0\]\.id: form id "f" is already used by accounts\[0\]\.forms\[0\]/,
+    ],
+    [
+      'malformed hash',
+      { accounts: [{ id: 'a', apiKeys: [{ id: 'k', sha256: 'abc' }], forms: [] }] },
+      /accounts\[0\]\.apiKeys\[0\]\.sha256: .*SHA-256/,
+    ],
+    [
+      'unknown field (typo)',
+      { accounts: [{ id: 'a', apiKeys: [], forms: [{ id: 'f', allowedReferers: [] }] }] },
+      /accounts\[0\]\.forms\[0\]/,
+    ],
     ['accounts not an array', { accounts: {} }, /accounts: /],
     ['missing accounts', {}, /accounts: /],
-    ['bad referrer entry', { accounts: [{ id: 'a', apiKeys: [], forms: [{ id: 'f', allowedReferrers: ['https://x.com/'] }] }] }, /accounts\[0\]\.forms\[0\]\.allowedReferrers\[0\]/],
-    ['duplicate account ids', { accounts: [{ id: 'a', apiKeys: [], forms: [] }, { id: 'a', apiKeys: [], forms: [] }] }, /accounts\[1\]\.id: account id "a"/],
-    ['one key hash in two places', { accounts: [{ id: 'a', apiKeys: [{ id: 'k', sha256: hash }], forms: [] }, { id: 'b', apiKeys: [{ id: 'k', sha256: hash }], forms: [] }] }, /accounts\[1\]\.apiKeys\[0\]\.sha256: the same key hash is already at accounts\[0\]\.apiKeys\[0\]/],
-    ['bad rate limit', { accounts: [{ id: 'a', apiKeys: [], forms: [], rateLimit: { max: 0, windowSeconds: 60 } }] }, /accounts\[0\]\.rateLimit\.max/],
-    ['unknown algorithm', { accounts: [{ id: 'a', apiKeys: [], forms: [], rateLimit: { max: 5, windowSeconds: 60, algorithm: 'token-bucket' } }] }, /accounts\[0\]\.rateLimit\.algorithm/],
+    [
+      'bad referrer entry',
+      { accounts: [{ id: 'a', apiKeys: [], forms: [{ id: 'f', allowedReferrers: ['https://x.com/'] }] }] },
+      /accounts\[0\]\.forms\[0\]\.allowedReferrers\[0\]/,
+    ],
+    [
+      'duplicate account ids',
+      {
+        accounts: [
+          { id: 'a', apiKeys: [], forms: [] },
+          { id: 'a', apiKeys: [], forms: [] },
+        ],
+      },
+      /accounts\[1\]\.id: account id "a"/,
+    ],
+    [
+      'one key hash in two places',
+      {
+        accounts: [
+          { id: 'a', apiKeys: [{ id: 'k', sha256: hash }], forms: [] },
+          { id: 'b', apiKeys: [{ id: 'k', sha256: hash }], forms: [] },
+        ],
+      },
+      /accounts\[1\]\.apiKeys\[0\]\.sha256: the same key hash is already at accounts\[0\]\.apiKeys\[0\]/,
+    ],
+    [
+      'bad rate limit',
+      { accounts: [{ id: 'a', apiKeys: [], forms: [], rateLimit: { max: 0, windowSeconds: 60 } }] },
+      /accounts\[0\]\.rateLimit\.max/,
+    ],
+    [
+      'unknown algorithm',
+      { accounts: [{ id: 'a', apiKeys: [], forms: [], rateLimit: { max: 5, windowSeconds: 60, algorithm: 'token-bucket' } }] },
+      /accounts\[0\]\.rateLimit\.algorithm/,
+    ],
   ];
   it.each(bad)('rejects %s, naming the place', (_name, value, message) => {
     expect(parse(value)).toThrow(message);

@@ -22,7 +22,9 @@ async function until(check: () => boolean): Promise<void> {
 describe('tenants store', () => {
   it('refuses to open a missing or bad file, naming it', async () => {
     const log = captureLogger().logger;
-    await expect(TenantsStore.open(path.join(dir, 'nope.json'), log)).rejects.toThrow(/nope\.json: cannot read the tenants file \(ENOENT\)/);
+    await expect(TenantsStore.open(path.join(dir, 'nope.json'), log)).rejects.toThrow(
+      /nope\.json: cannot read the tenants file \(ENOENT\)/,
+    );
     await writeFile(path.join(dir, 'bad.json'), '{"accounts": 3}');
     await expect(TenantsStore.open(path.join(dir, 'bad.json'), log)).rejects.toBeInstanceOf(TenantsError);
   });
@@ -96,7 +98,13 @@ describe('the running app follows the tenants file', () => {
     const store = await TenantsStore.open(file, captureLogger().logger);
     store.watch(20);
     const app = await testApp({ tenants: store });
-    const send = () => app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://late.example' }, payload: { apiKey: KEY, formId: 'late', payload: { a: 'b' } } });
+    const send = () =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/verify',
+        headers: { origin: 'https://late.example' },
+        payload: { apiKey: KEY, formId: 'late', payload: { a: 'b' } },
+      });
     expect((await send()).statusCode).toBe(404);
     data.accounts[0]?.forms.push({ id: 'late', allowedReferrers: ['late.example'] });
     await writeFile(file, JSON.stringify(data));

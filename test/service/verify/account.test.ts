@@ -23,8 +23,16 @@ describe('POST /v1/verify and per-account corrections', () => {
     const app = await testApp({ classifier });
     try {
       const payload = { message: 'Hello' };
-      expect((await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: { apiKey: KEY, formId: 'contact', payload } })).statusCode).toBe(200);
-      const other = await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://globex.test' }, payload: { apiKey: OTHER_KEY, formId: 'globex-form', payload } });
+      expect(
+        (await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: { apiKey: KEY, formId: 'contact', payload } }))
+          .statusCode,
+      ).toBe(200);
+      const other = await app.inject({
+        method: 'POST',
+        url: '/v1/verify',
+        headers: { origin: 'https://globex.test' },
+        payload: { apiKey: OTHER_KEY, formId: 'globex-form', payload },
+      });
       expect(other.statusCode).toBe(200);
       expect(classifier.accounts).toEqual(['acme', 'globex']);
     } finally {

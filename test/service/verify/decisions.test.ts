@@ -46,9 +46,14 @@ describe('rate limit scope', () => {
     file.accounts[0]?.apiKeys.push({ id: 'second', sha256: sha256Hex('second-key-of-acme') });
     app = await testApp({ tenants: tenants(file) });
     const codes = [];
-    for (const apiKey of [KEY, 'second-key-of-acme', KEY, 'second-key-of-acme']) codes.push((await post(app, verifyBody({ apiKey }))).statusCode);
+    for (const apiKey of [KEY, 'second-key-of-acme', KEY, 'second-key-of-acme'])
+      codes.push((await post(app, verifyBody({ apiKey }))).statusCode);
     expect(codes).toEqual([200, 200, 200, 429]);
-    const globex = await post(app, { apiKey: 'test-key-globex-0123456789', formId: 'globex-form', payload: { a: 'b' } }, { origin: 'https://globex.test' });
+    const globex = await post(
+      app,
+      { apiKey: 'test-key-globex-0123456789', formId: 'globex-form', payload: { a: 'b' } },
+      { origin: 'https://globex.test' },
+    );
     expect(globex.statusCode).toBe(200);
   });
 
@@ -87,9 +92,17 @@ describe('what the classifier is given', () => {
   it('classifies payload and fieldData together when both come, keeping colliding keys', async () => {
     const classifier = stubClassifier();
     app = await testApp({ classifier });
-    const res = await post(app, { apiKey: KEY, formId: 'contact', payload: { message: 'from payload' }, fieldData: { message: 'from fieldData', extra: [1, { deep: 'x' }] } });
+    const res = await post(app, {
+      apiKey: KEY,
+      formId: 'contact',
+      payload: { message: 'from payload' },
+      fieldData: { message: 'from fieldData', extra: [1, { deep: 'x' }] },
+    });
     expect(res.statusCode).toBe(200);
-    expect(classifier.calls[0]).toEqual({ payload: { message: 'from payload' }, fieldData: { message: 'from fieldData', extra: [1, { deep: 'x' }] } });
+    expect(classifier.calls[0]).toEqual({
+      payload: { message: 'from payload' },
+      fieldData: { message: 'from fieldData', extra: [1, { deep: 'x' }] },
+    });
   });
 
   it('classifies fieldData alone, and ignores unknown top-level fields', async () => {
@@ -102,12 +115,20 @@ describe('what the classifier is given', () => {
 });
 
 describe('success body', () => {
-  it('has exactly the spec fields plus formId and modelVersion; confidence is the verdict\'s', async () => {
+  it("has exactly the spec fields plus formId and modelVersion; confidence is the verdict's", async () => {
     app = await testApp();
     const res = await post(app, verifyBody());
     expect(res.statusCode).toBe(200);
     const json = res.json();
-    expect(Object.keys(json).sort()).toEqual(['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId']);
+    expect(Object.keys(json).sort()).toEqual([
+      'confidence',
+      'formId',
+      'modelVersion',
+      'processingTime',
+      'reasoning',
+      'status',
+      'submissionId',
+    ]);
     expect(json.formId).toBe('contact');
     expect(json.confidence).toBe(0.9);
   });
@@ -139,12 +160,23 @@ describe('review sink', () => {
   });
 
   it('cannot break a verdict by throwing', async () => {
-    app = await testApp({ reviewSink: { offer: () => { throw new Error('queue down'); }, close: async () => {} } });
+    app = await testApp({
+      reviewSink: {
+        offer: () => {
+          throw new Error('queue down');
+        },
+        close: async () => {},
+      },
+    });
     expect((await post(app, verifyBody())).statusCode).toBe(200);
   });
 
   it('mounts the review routes under /review when given', async () => {
-    app = await testApp({ reviewRoutes: async (r) => { r.get('/ping', async () => ({ ok: true })); } });
+    app = await testApp({
+      reviewRoutes: async (r) => {
+        r.get('/ping', async () => ({ ok: true }));
+      },
+    });
     expect((await app.inject({ method: 'GET', url: '/review/ping' })).json()).toEqual({ ok: true });
   });
 });

@@ -10,7 +10,12 @@ afterEach(async () => {
 
 async function post(body: unknown, headers: Record<string, string> = ORIGIN, raw = false) {
   app ??= await testApp();
-  return app.inject({ method: 'POST', url: '/v1/verify', headers: { 'content-type': 'application/json', ...headers }, payload: raw ? (body as string) : JSON.stringify(body) });
+  return app.inject({
+    method: 'POST',
+    url: '/v1/verify',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: raw ? (body as string) : JSON.stringify(body),
+  });
 }
 
 describe('spec error table, row 1: missing or invalid parameters → 400 {error}', () => {
@@ -87,7 +92,7 @@ describe('spec error table, row 3: origin not allowed → 403 blocked body', () 
   });
 });
 
-describe('spec error table, row 4: form not found or not the account\'s → 404', () => {
+describe("spec error table, row 4: form not found or not the account's → 404", () => {
   it('names the form id for an unknown form', async () => {
     const res = await post(verifyBody({ formId: 'no-such-form' }));
     expect(res.statusCode).toBe(404);
@@ -95,7 +100,7 @@ describe('spec error table, row 4: form not found or not the account\'s → 404'
     expect(res.json().error).toMatch(/"no-such-form" not found or does not belong to this account/);
   });
 
-  it('treats another account\'s form like an unknown one', async () => {
+  it("treats another account's form like an unknown one", async () => {
     const res = await post(verifyBody({ apiKey: OTHER_KEY, formId: 'contact' }));
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toContain('"contact"');
@@ -146,12 +151,15 @@ describe('more answers, all JSON', () => {
     expect(res.json().error).toMatch(/larger than the limit of 2048 bytes/);
   });
 
-  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'])('415 for %s', async (type) => {
-    const res = await post('apiKey=x', { ...ORIGIN, 'content-type': type }, true);
-    expect(res.statusCode).toBe(415);
-    expect(res.headers['content-type']).toMatch(/application\/json/);
-    expect(res.json().error).toMatch(/application\/json/);
-  });
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'])(
+    '415 for %s',
+    async (type) => {
+      const res = await post('apiKey=x', { ...ORIGIN, 'content-type': type }, true);
+      expect(res.statusCode).toBe(415);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.json().error).toMatch(/application\/json/);
+    },
+  );
 
   it('415 when a body comes without a content type', async () => {
     app = await testApp();
@@ -166,7 +174,10 @@ describe('more answers, all JSON', () => {
 
   it('404 JSON for an unknown route, and for GET /v1/verify', async () => {
     app = await testApp();
-    for (const [method, url] of [['GET', '/nope'], ['GET', '/v1/verify']] as const) {
+    for (const [method, url] of [
+      ['GET', '/nope'],
+      ['GET', '/v1/verify'],
+    ] as const) {
       const res = await app.inject({ method, url });
       expect(res.statusCode).toBe(404);
       expect(res.json().error).toMatch(/not found/);

@@ -11,7 +11,15 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const anyValue = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.jsonValue({ maxDepth: 2 })), fc.jsonValue({ maxDepth: 3 }));
+const anyValue = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.jsonValue({ maxDepth: 2 })),
+  fc.jsonValue({ maxDepth: 3 }),
+);
 
 // Near-misses of a valid body: each field missing, mistyped or right, plus random extra fields.
 const nearMiss = fc
@@ -28,12 +36,22 @@ const nearMiss = fc
   .map((r) => JSON.stringify(r))
   .filter((text) => !verifyRequestSchema.safeParse(JSON.parse(text)).success);
 
-const notAnObject = fc.jsonValue({ maxDepth: 3 }).filter((v) => v === null || typeof v !== 'object' || Array.isArray(v)).map((v) => JSON.stringify(v));
+const notAnObject = fc
+  .jsonValue({ maxDepth: 3 })
+  .filter((v) => v === null || typeof v !== 'object' || Array.isArray(v))
+  .map((v) => JSON.stringify(v));
 
 // Broken JSON: a valid-looking body cut, or with a byte flipped, or plain noise.
 const brokenJson = fc.oneof(
-  fc.tuple(fc.constant(JSON.stringify({ apiKey: KEY, formId: 'contact', payload: { message: 'hello there' } })), fc.nat()).map(([s, n]) => s.slice(0, n % (s.length - 1))),
-  fc.tuple(fc.constant(JSON.stringify({ apiKey: KEY, formId: 'contact', payload: { m: 'x' } })), fc.nat(), fc.constantFrom('{', '}', '"', ',', ':', '\\', '\u0000', ']'))
+  fc
+    .tuple(fc.constant(JSON.stringify({ apiKey: KEY, formId: 'contact', payload: { message: 'hello there' } })), fc.nat())
+    .map(([s, n]) => s.slice(0, n % (s.length - 1))),
+  fc
+    .tuple(
+      fc.constant(JSON.stringify({ apiKey: KEY, formId: 'contact', payload: { m: 'x' } })),
+      fc.nat(),
+      fc.constantFrom('{', '}', '"', ',', ':', '\\', '\u0000', ']'),
+    )
     .map(([s, n, ch]) => s.slice(0, n % s.length) + ch + s.slice((n % s.length) + 1))
     .filter((s) => {
       try {
@@ -58,7 +76,12 @@ describe('1,000 random malformed bodies', () => {
     const seen = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(fc.oneof(nearMiss, notAnObject, brokenJson), async (text) => {
-        const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { ...ORIGIN, 'content-type': 'application/json' }, payload: text });
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/verify',
+          headers: { ...ORIGIN, 'content-type': 'application/json' },
+          payload: text,
+        });
         seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
         expect(Buffer.byteLength(text) > 16 * 1024 ? [400, 413] : [400]).toContain(res.statusCode);
         const body = res.json();
@@ -74,7 +97,15 @@ describe('1,000 random malformed bodies', () => {
   it('the compiled JSON schema accepts exactly what the zod schema accepts', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ apiKey: fc.oneof(fc.constant('nope'), anyValue), formId: fc.oneof(fc.constant('contact'), anyValue), payload: anyValue, fieldData: anyValue }, { requiredKeys: [] }),
+        fc.record(
+          {
+            apiKey: fc.oneof(fc.constant('nope'), anyValue),
+            formId: fc.oneof(fc.constant('contact'), anyValue),
+            payload: anyValue,
+            fieldData: anyValue,
+          },
+          { requiredKeys: [] },
+        ),
         async (body) => {
           // Fastify refuses prototype-poisoning keys outright (a 400 zod would not give); not this property's concern.
           fc.pre(!/"(__proto__|constructor)"/.test(JSON.stringify(body)));

@@ -29,18 +29,32 @@ describe('one structured log line per verify request', () => {
     expect(typeof lines[0]?.processingTime).toBe('number');
   });
 
-  it('has the request id, and no field beyond the audit ones and pino\'s own', async () => {
+  it("has the request id, and no field beyond the audit ones and pino's own", async () => {
     const capture = captureLogger();
     app = await testApp({ logger: capture.logger });
     await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
     const line = capture.lines.find((l) => l.msg === 'verify');
     expect(Object.keys(line ?? {}).sort()).toEqual(
-      ['level', 'time', 'service', 'reqId', 'msg', 'submissionId', 'accountId', 'formId', 'outcome', 'confidence', 'modelVersion', 'processingTime', 'statusCode'].sort(),
+      [
+        'level',
+        'time',
+        'service',
+        'reqId',
+        'msg',
+        'submissionId',
+        'accountId',
+        'formId',
+        'outcome',
+        'confidence',
+        'modelVersion',
+        'processingTime',
+        'statusCode',
+      ].sort(),
     );
     expect(line?.reqId).toMatch(/^req-/);
   });
 
-  it('shares the request id with the request\'s other lines (the error logged by request.log)', async () => {
+  it("shares the request id with the request's other lines (the error logged by request.log)", async () => {
     const capture = captureLogger();
     app = await testApp({ logger: capture.logger, classifier: stubClassifier('throw') });
     const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody() });
@@ -56,12 +70,21 @@ describe('one structured log line per verify request', () => {
 
   it('names the client IP on failed-key lines (what the failed-key limit counts), and only there', async () => {
     const capture = captureLogger();
-    app = await testApp({ logger: capture.logger, trustProxy: { hops: 1 }, keyFailureRule: { max: 1, windowMs: 60_000, algorithm: 'fixed' } });
+    app = await testApp({
+      logger: capture.logger,
+      trustProxy: { hops: 1 },
+      keyFailureRule: { max: 1, windowMs: 60_000, algorithm: 'fixed' },
+    });
     const headers = { ...ORIGIN, 'x-forwarded-for': '198.51.100.7' };
     await app.inject({ method: 'POST', url: '/v1/verify', headers, payload: verifyBody({ apiKey: `${KEY}-wrong` }) });
     await app.inject({ method: 'POST', url: '/v1/verify', headers, payload: verifyBody({ apiKey: `${KEY}-wrong` }) });
     await app.inject({ method: 'POST', url: '/v1/verify', headers, payload: verifyBody() });
-    await app.inject({ method: 'POST', url: '/v1/verify', headers: { ...ORIGIN, 'x-forwarded-for': '203.0.113.9' }, payload: verifyBody() });
+    await app.inject({
+      method: 'POST',
+      url: '/v1/verify',
+      headers: { ...ORIGIN, 'x-forwarded-for': '203.0.113.9' },
+      payload: verifyBody(),
+    });
     const lines = capture.lines.filter((l) => l.msg === 'verify');
     expect(lines.map((l) => [l.outcome, l.clientIp])).toEqual([
       ['invalid-key', '198.51.100.7'],
@@ -110,7 +133,10 @@ describe('log redaction: never the API key, never the submitted fields', () => {
 
   it('redacts keys and fields if some code ever logs them by name', () => {
     const capture = captureLogger();
-    capture.logger.info({ apiKey: KEY, payload: { m: SECRET_FIELD }, job: { fields: { m: SECRET_FIELD }, fieldData: { m: SECRET_FIELD } } }, 'oops');
+    capture.logger.info(
+      { apiKey: KEY, payload: { m: SECRET_FIELD }, job: { fields: { m: SECRET_FIELD }, fieldData: { m: SECRET_FIELD } } },
+      'oops',
+    );
     expect(capture.text()).not.toContain(KEY);
     expect(capture.text()).not.toContain(SECRET_FIELD);
     expect(capture.text()).toContain('[redacted]');

@@ -20,7 +20,9 @@ function heldRequest(port: number, body: string): { finish: () => Promise<number
   let text = '';
   socket.on('data', (c: Buffer) => (text += c.toString()));
   const half = Math.floor(body.length / 2);
-  socket.write(`POST /v1/verify HTTP/1.1\r\nHost: x\r\nOrigin: ${ORIGIN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`);
+  socket.write(
+    `POST /v1/verify HTTP/1.1\r\nHost: x\r\nOrigin: ${ORIGIN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, half)}`,
+  );
   return {
     socket,
     finish: async () => {
@@ -54,7 +56,11 @@ describe('shedding verify under load', () => {
     let status = 0;
     let answer: Response | undefined;
     for (let i = 0; i < 100 && status !== 503; i++) {
-      answer = await fetch(`http://127.0.0.1:${port}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body });
+      answer = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: ORIGIN },
+        body,
+      });
       status = answer.status;
       if (status !== 503) await new Promise((r) => setTimeout(r, 20));
     }
@@ -64,7 +70,11 @@ describe('shedding verify under load', () => {
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect(await Promise.all(held.map((h) => h.finish()))).toEqual([200, 200]);
     // Their slots are free again.
-    const after = await fetch(`http://127.0.0.1:${port}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body });
+    const after = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ORIGIN },
+      body,
+    });
     expect(after.status).toBe(200);
   });
 
@@ -74,7 +84,12 @@ describe('shedding verify under load', () => {
     const body = verifyBody(20_000);
     const held = [heldRequest(port, body), heldRequest(port, body)];
     // The held requests are in (their headers read) once a probe is turned away.
-    const post = () => fetch(`http://127.0.0.1:${port}/v1/verify`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body }).then((r) => r.status);
+    const post = () =>
+      fetch(`http://127.0.0.1:${port}/v1/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: ORIGIN },
+        body,
+      }).then((r) => r.status);
     for (let i = 0; i < 100 && (await post()) !== 503; i++);
     const burst = Array.from({ length: 50 }, post);
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
@@ -92,9 +107,18 @@ describe('Admission', () => {
     const a = new Admission({ maxInFlight: 1, maxWaitMs: 50, maxWaiting: 10, stallMs: 10_000, turnBudgetMs: 1000 });
     const events: string[] = [];
     let first: Ticket | undefined;
-    a.enter((t) => (first = t), () => events.push('first shed'));
-    a.enter(() => events.push('second in'), () => events.push('second shed'));
-    a.enter(() => events.push('third in'), () => events.push('third shed'));
+    a.enter(
+      (t) => (first = t),
+      () => events.push('first shed'),
+    );
+    a.enter(
+      () => events.push('second in'),
+      () => events.push('second shed'),
+    );
+    a.enter(
+      () => events.push('third in'),
+      () => events.push('third shed'),
+    );
     expect(a.waiting).toBe(2);
     if (first === undefined) throw new Error('the first should be in at once');
     a.bodyDone(first);
@@ -109,7 +133,11 @@ describe('Admission', () => {
     let now = 0;
     const a = new Admission({ maxInFlight: 2, maxWaitMs: 60_000, maxWaiting: 10, stallMs: 1000, turnBudgetMs: 1000, now: () => now });
     const tickets: Ticket[] = [];
-    const take = () => a.enter((t) => void tickets.push(t), () => undefined);
+    const take = () =>
+      a.enter(
+        (t) => void tickets.push(t),
+        () => undefined,
+      );
     take();
     take();
     take(); // waits

@@ -16,11 +16,16 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-const LEGIT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada' };
+const LEGIT = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  message: 'Hello, could you send me a quote for 20 oak chairs? Thanks, Ada',
+};
 const SPAM = {
   name: 'SEO Expert',
   email: 'seo.ranking.boost@gmail.com',
-  message: 'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking, 100% money back. Visit http://cheap-seo-backlinks.example/buy-now http://rank-fast.example CLICK HERE NOW!!!',
+  message:
+    'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking, 100% money back. Visit http://cheap-seo-backlinks.example/buy-now http://rank-fast.example CLICK HERE NOW!!!',
 };
 
 function verify(body: Record<string, unknown>) {
@@ -32,7 +37,15 @@ describe('verdicts from the real model', () => {
     const res = await verify({ payload: LEGIT });
     expect(res.statusCode).toBe(200);
     const json = res.json();
-    expect(Object.keys(json).sort()).toEqual(['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId']);
+    expect(Object.keys(json).sort()).toEqual([
+      'confidence',
+      'formId',
+      'modelVersion',
+      'processingTime',
+      'reasoning',
+      'status',
+      'submissionId',
+    ]);
     expect(json.status).toBe('legitimate');
     expect(json.submissionId).toMatch(UUID_V4);
     expect(json.modelVersion).toBe(classifier.modelVersion);
@@ -45,7 +58,7 @@ describe('verdicts from the real model', () => {
     expect(json.status).toBe('spam');
   });
 
-  it('returns the model\'s own confidence and reasoning for the verdict', async () => {
+  it("returns the model's own confidence and reasoning for the verdict", async () => {
     const json = (await verify({ payload: SPAM })).json();
     const direct = classifier.classify(SPAM);
     expect(json.confidence).toBe(direct.confidence);
@@ -55,9 +68,20 @@ describe('verdicts from the real model', () => {
   });
 
   it('says plainly when nothing material drove the verdict: an empty message is no evidence of a genuine one', async () => {
-    for (const payload of [{ name: 'Anna', email: 'anna.k@gmail.com', message: '' }, { name: 'Anna', email: 'anna.k@gmail.com' }]) {
+    for (const payload of [
+      { name: 'Anna', email: 'anna.k@gmail.com', message: '' },
+      { name: 'Anna', email: 'anna.k@gmail.com' },
+    ]) {
       const json = (await verify({ payload })).json();
-      expect(Object.keys(json).sort()).toEqual(['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId']);
+      expect(Object.keys(json).sort()).toEqual([
+        'confidence',
+        'formId',
+        'modelVersion',
+        'processingTime',
+        'reasoning',
+        'status',
+        'submissionId',
+      ]);
       expect(json.status).toBe('legitimate');
       expect(json.reasoning).toBe(`Likely legitimate (${json.confidence.toFixed(2)}): no strong signal either way.`);
     }
@@ -103,7 +127,12 @@ describe('padding a spam post with junk fields does not hide the message', () =>
     const wideApp = await testApp({ classifier, bodyLimit: 1024 * 1024 });
     try {
       const payload = { ...padded('x', MAX_JSON_VALUES - 3), ...SPAM };
-      const res = await wideApp.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: { apiKey: KEY, formId: 'contact', payload } });
+      const res = await wideApp.inject({
+        method: 'POST',
+        url: '/v1/verify',
+        headers: ORIGIN,
+        payload: { apiKey: KEY, formId: 'contact', payload },
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json().status).toBe('spam');
     } finally {
@@ -111,4 +140,3 @@ describe('padding a spam post with junk fields does not hide the message', () =>
     }
   });
 });
-

@@ -18,7 +18,12 @@ beforeAll(async () => {
   const keyFailureRule = { max: 2, windowMs: 3_600_000, algorithm: 'fixed' as const };
   // Two instances: own app, own Redis limiter, one Redis.
   const instance = () =>
-    testApp({ tenants: shared, rateLimiter: new RedisRateLimiter(redis, { prefix, fallback: new MemoryRateLimiter() }), redis, keyFailureRule });
+    testApp({
+      tenants: shared,
+      rateLimiter: new RedisRateLimiter(redis, { prefix, fallback: new MemoryRateLimiter() }),
+      redis,
+      keyFailureRule,
+    });
   a = await instance();
   b = await instance();
 });
@@ -43,7 +48,13 @@ describe('two app instances on one Redis (real Redis at TEST_REDIS_URL or 127.0.
 
   it('share the count of failed key checks per IP', async () => {
     const send = (app: FastifyInstance) =>
-      app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: verifyBody({ apiKey: 'guess' }), remoteAddress: '192.0.2.9' });
+      app.inject({
+        method: 'POST',
+        url: '/v1/verify',
+        headers: ORIGIN,
+        payload: verifyBody({ apiKey: 'guess' }),
+        remoteAddress: '192.0.2.9',
+      });
     expect((await send(a)).statusCode).toBe(401);
     expect((await send(b)).statusCode).toBe(401);
     expect((await send(a)).statusCode).toBe(429);

@@ -33,7 +33,7 @@ describe('failed-key limit behind a proxy (TRUST_PROXY)', () => {
     expect((await guess(app, '10.0.0.1, 198.51.100.20')).statusCode).toBe(401);
   });
 
-  it('with the balancer\'s address listed, spoofed entries do not reset the count, and a direct client cannot pick its IP', async () => {
+  it("with the balancer's address listed, spoofed entries do not reset the count, and a direct client cannot pick its IP", async () => {
     app = await testApp({ trustProxy: parseEnv({ TRUST_PROXY: '10.1.0.0/16' }).TRUST_PROXY, keyFailureRule: RULE });
     const codes: number[] = [];
     for (let i = 1; i <= 4; i++) codes.push((await guess(app, `10.0.0.${i}, 203.0.113.7`)).statusCode);

@@ -8,7 +8,19 @@ const API = '/review/api';
 // selected: submissionIds picked for a bulk label; anchor: the row a shift-click or Shift+j/k extends from.
 const PAGE = 100;
 const emptyView = () => ({ form: '', status: '', sort: 'oldest', from: '', to: '', q: '' });
-const state = { items: [], index: 0, current: undefined, seen: null, filter: emptyView(), offset: 0, total: 0, selected: new Set(), anchor: 0, busy: false, keepFieldsDays: 0 };
+const state = {
+  items: [],
+  index: 0,
+  current: undefined,
+  seen: null,
+  filter: emptyView(),
+  offset: 0,
+  total: 0,
+  selected: new Set(),
+  anchor: 0,
+  busy: false,
+  keepFieldsDays: 0,
+};
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -31,8 +43,14 @@ async function call(method, path, body) {
   }
   const res = await fetch(API + path, init);
   let data = {};
-  try { data = await res.json(); } catch { /* empty body */ }
-  if (res.status === 401 && path !== '/session') { showSignIn(); }
+  try {
+    data = await res.json();
+  } catch {
+    /* empty body */
+  }
+  if (res.status === 401 && path !== '/session') {
+    showSignIn();
+  }
   if (!res.ok) throw Object.assign(new Error(data.error || 'Request failed'), { status: res.status, data });
   return data;
 }
@@ -49,7 +67,17 @@ function toast(message) {
 function showSignIn() {
   // Forget the last session's screen: its submissions must not stay in the page, and its form filter must not
   // hide the next moderator's items (another account's forms are not in the list).
-  Object.assign(state, { items: [], index: 0, current: undefined, seen: null, filter: emptyView(), offset: 0, total: 0, selected: new Set(), anchor: 0 });
+  Object.assign(state, {
+    items: [],
+    index: 0,
+    current: undefined,
+    seen: null,
+    filter: emptyView(),
+    offset: 0,
+    total: 0,
+    selected: new Set(),
+    anchor: 0,
+  });
   $('list').replaceChildren();
   $('detail').replaceChildren();
   for (const id of ['summary', 'page-info', 'confirm-count']) $(id).textContent = '';
@@ -130,18 +158,27 @@ async function load(keepIndex = false) {
 }
 
 function showSummary(s) {
-  const forms = Object.entries(s.byForm).map(([form, n]) => `${visible(form)} ${n.toLocaleString()}`).join(' · ');
-  $('summary').textContent = `Pending by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
+  const forms = Object.entries(s.byForm)
+    .map(([form, n]) => `${visible(form)} ${n.toLocaleString()}`)
+    .join(' · ');
+  $('summary').textContent =
+    `Pending by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
     (forms ? ` — by form: ${forms}` : '');
 }
 
 function showPage() {
   const n = state.items.length;
   const what = state.filter.q ? 'found' : 'pending';
-  $('page-info').textContent = n === 0 ? `0 ${what}` : `${(state.offset + 1).toLocaleString()}–${(state.offset + n).toLocaleString()} of ${state.total.toLocaleString()} ${what}`;
+  $('page-info').textContent =
+    n === 0
+      ? `0 ${what}`
+      : `${(state.offset + 1).toLocaleString()}–${(state.offset + n).toLocaleString()} of ${state.total.toLocaleString()} ${what}`;
   $('page-prev').disabled = state.offset === 0;
   $('page-next').disabled = state.offset + n >= state.total;
-  $('list').setAttribute('aria-label', state.filter.q ? 'Search results' : `Pending items, ${$('sort').selectedOptions[0]?.textContent.toLowerCase() ?? 'oldest first'}`);
+  $('list').setAttribute(
+    'aria-label',
+    state.filter.q ? 'Search results' : `Pending items, ${$('sort').selectedOptions[0]?.textContent.toLowerCase() ?? 'oldest first'}`,
+  );
 }
 
 async function turnPage(step) {
@@ -191,7 +228,16 @@ function preview(fields) {
 // With its time zone: moderators in several zones read one queue.
 function when(iso) {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d.toLocaleString(undefined, {
+        year: 'numeric',
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZoneName: 'short',
+      });
 }
 
 function disagrees(item) {
@@ -223,19 +269,35 @@ function renderList() {
       state.anchor = i;
     });
     // aria-activedescendant names the current option by this id.
-    const li = el('li', { id: `item-${item.submissionId}`, 'data-id': item.submissionId, role: 'option', 'aria-selected': 'false', 'aria-checked': picked ? 'true' : 'false' },
+    const li = el(
+      'li',
+      {
+        id: `item-${item.submissionId}`,
+        'data-id': item.submissionId,
+        role: 'option',
+        'aria-selected': 'false',
+        'aria-checked': picked ? 'true' : 'false',
+      },
       box,
-      el('span', { className: 'meta' }, badge(item.verdict.status),
+      el(
+        'span',
+        { className: 'meta' },
+        badge(item.verdict.status),
         el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
         ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
         el('span', { text: item.formId }),
         el('span', { className: 'time', text: when(item.receivedAt) }),
         item.label ? el('span', { className: 'labelled', text: `labelled ${item.label.label}` }) : undefined,
-        item.queued === false ? el('span', { className: 'labelled', text: 'not queued' }) : undefined),
+        item.queued === false ? el('span', { className: 'labelled', text: 'not queued' }) : undefined,
+      ),
       el('span', { className: 'preview', dir: 'auto', text: item.message ? visible(item.message) : preview(item.fields) }),
-      item.email && item.email !== item.message ? el('span', { className: 'email', dir: 'auto', text: visible(item.email) }) : undefined);
+      item.email && item.email !== item.message ? el('span', { className: 'email', dir: 'auto', text: visible(item.email) }) : undefined,
+    );
     li.addEventListener('click', (event) => {
-      if (event.shiftKey) { pickRange(state.anchor, i, true); return; }
+      if (event.shiftKey) {
+        pickRange(state.anchor, i, true);
+        return;
+      }
       state.anchor = i;
       select(i);
     });
@@ -246,7 +308,8 @@ function renderList() {
 function pick(i, on) {
   const item = state.items[i];
   if (!item) return;
-  if (on) state.selected.add(item.submissionId); else state.selected.delete(item.submissionId);
+  if (on) state.selected.add(item.submissionId);
+  else state.selected.delete(item.submissionId);
   const li = $('list').children[i];
   if (li) {
     li.setAttribute('aria-checked', on ? 'true' : 'false');
@@ -276,7 +339,11 @@ function showSelection() {
 }
 
 function select(i) {
-  if (state.items.length === 0) { state.current = undefined; renderDetail(undefined); return; }
+  if (state.items.length === 0) {
+    state.current = undefined;
+    renderDetail(undefined);
+    return;
+  }
   state.index = Math.max(0, Math.min(i, state.items.length - 1));
   const list = $('list');
   const nodes = list.children;
@@ -307,9 +374,17 @@ function renderDetail(entry) {
   );
   // A shadow model's verdict: the caller was answered by the active model; a disagreement is why the item is here.
   if (item.shadow) {
-    detail.append(el('p', { className: disagrees(item) ? 'shadow-verdict disagreement' : 'shadow-verdict' },
-      el('span', { text: disagrees(item) ? 'Models disagree. Shadow model says' : 'Shadow model agrees:' }), badge(item.shadow.status),
-      el('span', { text: `${Math.round(item.shadow.confidence * 100)}% confident (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})` })));
+    detail.append(
+      el(
+        'p',
+        { className: disagrees(item) ? 'shadow-verdict disagreement' : 'shadow-verdict' },
+        el('span', { text: disagrees(item) ? 'Models disagree. Shadow model says' : 'Shadow model agrees:' }),
+        badge(item.shadow.status),
+        el('span', {
+          text: `${Math.round(item.shadow.confidence * 100)}% confident (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})`,
+        }),
+      ),
+    );
   }
   const facts = el('dl', { className: 'facts' });
   const fact = (k, val) => facts.append(el('dt', { text: k }), el('dd', { text: val }));
@@ -322,20 +397,30 @@ function renderDetail(entry) {
   detail.append(facts);
   if (queued === false && entry.fieldsKept === false) {
     detail.append(
-      el('p', { className: 'note not-kept', text: `Not queued for review (a confident verdict that was not sampled), and its fields were not kept: they are kept ${state.keepFieldsDays} day(s) after receipt. If it was spam the model let through, paste its fields (a JSON object, as your form sent them) to report it.` }),
-      pasteForm(item.submissionId));
+      el('p', {
+        className: 'note not-kept',
+        text: `Not queued for review (a confident verdict that was not sampled), and its fields were not kept: they are kept ${state.keepFieldsDays} day(s) after receipt. If it was spam the model let through, paste its fields (a JSON object, as your form sent them) to report it.`,
+      }),
+      pasteForm(item.submissionId),
+    );
     return;
   }
   if (queued === false) {
-    detail.append(el('p', { className: 'note', text: 'Not queued for review (a confident verdict that was not sampled). Its fields are kept for a few days: label it to report a miss, and the label is exported like any other.' }));
+    detail.append(
+      el('p', {
+        className: 'note',
+        text: 'Not queued for review (a confident verdict that was not sampled). Its fields are kept for a few days: label it to report a miss, and the label is exported like any other.',
+      }),
+    );
   }
   // Fields cut to the size limit are said where the moderator reads: before the fields (the end of a long one is far
   // down the page), and beside each field cut, where its text stops.
   const cut = new Set(Array.isArray(item.cutFields) ? item.cutFields : []);
   if (item.truncated) {
-    const which = cut.size > 0
-      ? `Cut to the size limit, so their end is missing: ${[...cut].map(visible).join(', ')}.`
-      : 'Some fields were cut to the size limit, so their end is missing (which ones was not recorded for this item).';
+    const which =
+      cut.size > 0
+        ? `Cut to the size limit, so their end is missing: ${[...cut].map(visible).join(', ')}.`
+        : 'Some fields were cut to the size limit, so their end is missing (which ones was not recorded for this item).';
     detail.append(el('p', { className: 'note cut-summary', role: 'note', text: which }));
   }
   const fields = el('dl', { className: 'fields' });
@@ -344,13 +429,17 @@ function renderDetail(entry) {
     const dt = el('dt', { dir: 'auto', text: visible(name) });
     if (cut.has(name)) dt.append(' ', el('span', { className: 'badge cut', text: 'cut' }));
     fields.append(dt, el('dd', { dir: 'auto', text: visible(typeof value === 'string' ? value : JSON.stringify(value, null, 2)) }));
-    if (cut.has(name)) fields.append(el('dd', { className: 'cut-mark', text: '✂ Cut here: the rest of this field was over the size limit and was not kept.' }));
+    if (cut.has(name))
+      fields.append(
+        el('dd', { className: 'cut-mark', text: '✂ Cut here: the rest of this field was over the size limit and was not kept.' }),
+      );
   }
   detail.append(fields);
 }
 
 async function mark(label) {
-  if (state.selected.size > 0 && state.current && state.items.some((x) => x.submissionId === state.current.submissionId)) return bulkMark(label);
+  if (state.selected.size > 0 && state.current && state.items.some((x) => x.submissionId === state.current.submissionId))
+    return bulkMark(label);
   const item = state.current;
   if (!item || state.busy) return;
   state.busy = true;
@@ -392,16 +481,26 @@ async function undo() {
   try {
     const r = await call('POST', '/undo', {});
     showCounts(r.counts);
-    if (r.kind === 'relabelled') { toast(`Not undone: ${r.by} relabelled it since`); return; }
+    if (r.kind === 'relabelled') {
+      toast(`Not undone: ${r.by} relabelled it since`);
+      return;
+    }
     if (r.kind === 'undone-bulk') {
       await load(true);
       toast(`Bulk label undone: ${r.undone} item(s) back${r.relabelled > 0 ? `; ${r.relabelled} relabelled since stay` : ''}`);
       return;
     }
-    if (r.kind !== 'undone') { toast('Nothing to undo'); return; }
+    if (r.kind !== 'undone') {
+      toast('Nothing to undo');
+      return;
+    }
     await load();
     const at = state.items.findIndex((x) => x.submissionId === r.submissionId);
-    if (at >= 0) { select(at); toast('Label undone'); return; }
+    if (at >= 0) {
+      select(at);
+      toast('Label undone');
+      return;
+    }
     // Undoing a relabel puts the earlier label back: show the item with it.
     const entry = await show(r.submissionId);
     toast(entry.label ? `Label undone: back to ${entry.label.label} by ${entry.label.moderatorId}` : 'Label undone');
@@ -476,9 +575,10 @@ async function confirmPreview() {
     const q = confirmQuery();
     const r = await call('GET', `/bulk/confirm?${new URLSearchParams({ min: String(q.min), ...(q.form ? { form: q.form } : {}) })}`);
     const where = q.form ? `form ${q.form}` : 'all forms';
-    $('confirm-count').textContent = r.matching === 0
-      ? `No pending spam verdict at or above ${q.min} (${where}).`
-      : `${r.matching.toLocaleString()} pending spam verdict(s) at or above ${q.min} (${where})${r.takes < r.matching ? `; one confirm takes the ${r.takes.toLocaleString()} most confident` : ''}.`;
+    $('confirm-count').textContent =
+      r.matching === 0
+        ? `No pending spam verdict at or above ${q.min} (${where}).`
+        : `${r.matching.toLocaleString()} pending spam verdict(s) at or above ${q.min} (${where})${r.takes < r.matching ? `; one confirm takes the ${r.takes.toLocaleString()} most confident` : ''}.`;
     const go = $('confirm-go');
     go.hidden = r.takes === 0;
     go.textContent = `Confirm ${r.takes.toLocaleString()} as spam`;
@@ -510,11 +610,25 @@ async function confirmAll() {
 
 // A miss whose fields were not kept: the moderator pastes them (a JSON object) and labels them with its verdict.
 function pasteForm(submissionId) {
-  const area = el('textarea', { id: 'paste-fields', rows: '6', spellcheck: 'false', 'aria-label': 'The submission\'s fields, as a JSON object', placeholder: '{"email": "…", "message": "…"}' });
+  const area = el('textarea', {
+    id: 'paste-fields',
+    rows: '6',
+    spellcheck: 'false',
+    'aria-label': "The submission's fields, as a JSON object",
+    placeholder: '{"email": "…", "message": "…"}',
+  });
   const send = async (label) => {
     let fields;
-    try { fields = JSON.parse(area.value); } catch { toast('Paste the fields as a JSON object, e.g. {"message": "…"}'); return; }
-    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) { toast('Paste the fields as a JSON object, e.g. {"message": "…"}'); return; }
+    try {
+      fields = JSON.parse(area.value);
+    } catch {
+      toast('Paste the fields as a JSON object, e.g. {"message": "…"}');
+      return;
+    }
+    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+      toast('Paste the fields as a JSON object, e.g. {"message": "…"}');
+      return;
+    }
     try {
       const r = await call('POST', `/items/${encodeURIComponent(submissionId)}/report`, { label, fields });
       showCounts(r.counts);
@@ -548,7 +662,11 @@ function onKey(event) {
     return;
   }
   if ($('console').hidden) return;
-  if (event.shiftKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) { event.preventDefault(); extend(event.key === 'ArrowDown' ? 1 : -1); return; }
+  if (event.shiftKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
+    event.preventDefault();
+    extend(event.key === 'ArrowDown' ? 1 : -1);
+    return;
+  }
   const actions = {
     j: () => select(state.index + 1),
     ArrowDown: () => select(state.index + 1),
@@ -556,7 +674,10 @@ function onKey(event) {
     ArrowUp: () => select(state.index - 1),
     J: () => extend(1),
     K: () => extend(-1),
-    x: () => { pick(state.index, !state.selected.has(state.current?.submissionId)); state.anchor = state.index; },
+    x: () => {
+      pick(state.index, !state.selected.has(state.current?.submissionId));
+      state.anchor = state.index;
+    },
     a: () => pickPage(),
     s: () => mark('spam'),
     h: () => mark('legitimate'),
@@ -589,15 +710,24 @@ document.addEventListener('DOMContentLoaded', () => {
     }
   });
   $('sign-out').addEventListener('click', async () => {
-    try { await call('POST', '/sign-out', {}); } finally { showSignIn(); }
+    try {
+      await call('POST', '/sign-out', {});
+    } finally {
+      showSignIn();
+    }
   });
   $('filter-form').addEventListener('change', (e) => refilter({ form: e.target.value }));
   $('filter-status').addEventListener('change', (e) => refilter({ status: e.target.value }));
   $('sort').addEventListener('change', (e) => refilter({ sort: e.target.value }));
   $('from').addEventListener('change', (e) => setDay('from', e.target.value));
   $('to').addEventListener('change', (e) => setDay('to', e.target.value));
-  $('refine').addEventListener('submit', (e) => { e.preventDefault(); refilter({ q: $('search').value.trim() }); });
-  $('search').addEventListener('search', () => { if ($('search').value === '' && state.filter.q) refilter({ q: '' }); });
+  $('refine').addEventListener('submit', (e) => {
+    e.preventDefault();
+    refilter({ q: $('search').value.trim() });
+  });
+  $('search').addEventListener('search', () => {
+    if ($('search').value === '' && state.filter.q) refilter({ q: '' });
+  });
   $('page-prev').addEventListener('click', () => void turnPage(-1).catch((err) => toast(err.message)));
   $('page-next').addEventListener('click', () => void turnPage(1).catch((err) => toast(err.message)));
   $('select-page').addEventListener('change', () => pickPage());
@@ -607,7 +737,10 @@ document.addEventListener('DOMContentLoaded', () => {
   $('confirm-go').addEventListener('click', () => void confirmAll());
   $('view-queue').addEventListener('click', () => setView('queue'));
   $('view-dashboard').addEventListener('click', () => setView('dashboard'));
-  $('filters').addEventListener('submit', (e) => { e.preventDefault(); void lookup(); });
+  $('filters').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void lookup();
+  });
   $('lookup').addEventListener('click', () => void lookup());
   $('mark-spam').addEventListener('click', () => void mark('spam'));
   $('mark-legitimate').addEventListener('click', () => void mark('legitimate'));

@@ -23,7 +23,18 @@ window.Dashboard = (() => {
     const t = $('dash-table');
     t.replaceChildren();
     const head = document.createElement('tr');
-    for (const h of ['Form', 'Verified', 'Spam', 'Spam share', 'Blocked origins', 'Rate-limited', 'Precision on spam', 'Missed spam in sample', 'Labels']) head.append(cell('th', h));
+    for (const h of [
+      'Form',
+      'Verified',
+      'Spam',
+      'Spam share',
+      'Blocked origins',
+      'Rate-limited',
+      'Precision on spam',
+      'Missed spam in sample',
+      'Labels',
+    ])
+      head.append(cell('th', h));
     const thead = document.createElement('thead');
     thead.append(head);
     const body = document.createElement('tbody');
@@ -31,7 +42,17 @@ window.Dashboard = (() => {
       const tr = document.createElement('tr');
       if (f === data.total) tr.className = 'total';
       tr.dataset.form = f.formId;
-      for (const v of [f.formId, f.verified.toLocaleString(), f.spam.toLocaleString(), pct(f.spamShare), f.blocked.toLocaleString(), f.rateLimited.toLocaleString(), estimate(f.precision), estimate(f.missedSpam), f.labels.toLocaleString()]) {
+      for (const v of [
+        f.formId,
+        f.verified.toLocaleString(),
+        f.spam.toLocaleString(),
+        pct(f.spamShare),
+        f.blocked.toLocaleString(),
+        f.rateLimited.toLocaleString(),
+        estimate(f.precision),
+        estimate(f.missedSpam),
+        f.labels.toLocaleString(),
+      ]) {
         tr.append(cell('td', v));
       }
       body.append(tr);
@@ -42,7 +63,10 @@ window.Dashboard = (() => {
   function draw(id, config) {
     charts[id]?.destroy();
     // No animation: the chart is complete as soon as it is drawn (and a screenshot shows it).
-    charts[id] = new window.Chart($(id), { ...config, options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options } });
+    charts[id] = new window.Chart($(id), {
+      ...config,
+      options: { animation: false, responsive: true, maintainAspectRatio: false, ...config.options },
+    });
   }
 
   function render(data) {
@@ -56,7 +80,10 @@ window.Dashboard = (() => {
     while (forms.options.length > 1) forms.remove(1);
     for (const f of data.allForms) forms.append(new Option(f, f));
     forms.value = data.allForms.includes(chosen) ? chosen : '';
-    if (!window.Chart) { $('dash-note').textContent += ' (The charting library did not load.)'; return; }
+    if (!window.Chart) {
+      $('dash-note').textContent += ' (The charting library did not load.)';
+      return;
+    }
     const events = ['spam', 'legitimate', 'blocked', 'rate-limited'];
     draw('chart-days', {
       type: 'bar',
@@ -73,7 +100,12 @@ window.Dashboard = (() => {
         labels: edges.slice(0, -1).map((e, i) => `${e.toFixed(1)}–${edges[i + 1].toFixed(1)}`),
         datasets: ['spam', 'legitimate'].map((l) => ({ label: `labelled ${l}`, data: data.histogram[l], backgroundColor: COLORS[l] })),
       },
-      options: { scales: { x: { stacked: true, title: { display: true, text: "model's spam score" } }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } } },
+      options: {
+        scales: {
+          x: { stacked: true, title: { display: true, text: "model's spam score" } },
+          y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } },
+        },
+      },
     });
   }
 
@@ -100,7 +132,10 @@ window.Dashboard = (() => {
     },
     // Sign-out: nothing of the account stays in the page.
     reset() {
-      for (const id of Object.keys(charts)) { charts[id].destroy(); delete charts[id]; }
+      for (const id of Object.keys(charts)) {
+        charts[id].destroy();
+        delete charts[id];
+      }
       $('dash-table').replaceChildren();
       $('dash-note').textContent = '';
       const forms = $('dash-form');

@@ -16,7 +16,9 @@ beforeAll(async () => {
   const t = Date.now() - 6 * 3_600_000;
   const at = (i: number) => new Date(t + i * 1_000).toISOString();
   // 25 oldest on the contact form (the bulk test takes 20 of them), then confident spam and less confident spam.
-  bulk = Array.from({ length: 25 }, (_, i) => fakeJob({ receivedAt: at(i), status: 'spam', confidence: 0.9, fields: { name: `Bulk ${i}`, message: `Bulk message ${i}` } }));
+  bulk = Array.from({ length: 25 }, (_, i) =>
+    fakeJob({ receivedAt: at(i), status: 'spam', confidence: 0.9, fields: { name: `Bulk ${i}`, message: `Bulk message ${i}` } }),
+  );
   sure = Array.from({ length: 7 }, (_, i) =>
     fakeJob({ receivedAt: at(100 + i), formId: 'newsletter', status: 'spam', confidence: 0.995, fields: { message: `Cheap pills ${i}` } }),
   );
@@ -32,7 +34,9 @@ beforeAll(async () => {
   });
   for (const job of [...bulk, ...sure, ...unsure, needle]) await f.review.store.items.ingest(job);
   // Another account's item with the same word: never shown to acme.
-  await f.review.store.items.ingest(fakeJob({ accountId: 'globex', formId: 'globex-form', fields: { message: 'heliotrope for globex only' } }));
+  await f.review.store.items.ingest(
+    fakeJob({ accountId: 'globex', formId: 'globex-form', fields: { message: 'heliotrope for globex only' } }),
+  );
 });
 
 afterAll(async () => {
@@ -52,18 +56,25 @@ describe('bulk labels in Chromium', () => {
       expect(await needleRow.locator('.preview').textContent()).toBe('Please send the brochure about heliotrope gardens');
       expect(await needleRow.locator('.email').textContent()).toBe('Quill.Writer@Example.org');
       expect(await needleRow.locator('.meta').textContent()).toMatch(/legitimate60% surecontact.*(UTC|GMT)/);
-      expect(await page.locator('#summary').textContent()).toBe('Pending by verdict: spam 36 · legitimate 1 — by form: contact 26 · newsletter 11');
+      expect(await page.locator('#summary').textContent()).toBe(
+        'Pending by verdict: spam 36 · legitimate 1 — by form: contact 26 · newsletter 11',
+      );
 
       // Click the first box, shift-click the tenth: ten; then x and Shift+j from the eleventh by keyboard: ten more.
       await rows.nth(0).locator('input.pick').click();
-      await rows.nth(9).locator('input.pick').click({ modifiers: ['Shift'] });
+      await rows
+        .nth(9)
+        .locator('input.pick')
+        .click({ modifiers: ['Shift'] });
       expect(await page.locator('#selected-count').textContent()).toBe('10 selected');
       await rows.nth(10).click();
       await page.locator('#list').focus();
       await page.keyboard.press('x');
       for (let i = 0; i < 9; i++) await page.keyboard.press('Shift+J');
       expect(await page.locator('#selected-count').textContent()).toBe('20 selected');
-      expect(await page.locator('#list li[aria-checked="true"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual(ids(bulk.slice(0, 20)));
+      expect(await page.locator('#list li[aria-checked="true"]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual(
+        ids(bulk.slice(0, 20)),
+      );
 
       // One action labels all twenty (s with a selection), in one request.
       const requests: string[] = [];
@@ -71,7 +82,8 @@ describe('bulk labels in Chromium', () => {
       await page.keyboard.press('s');
       await page.locator('#toast', { hasText: 'Labelled 20 spam' }).waitFor();
       expect(requests).toEqual(['/review/api/bulk/label']);
-      for (const job of bulk.slice(0, 20)) expect(await f.review.store.labels.getLabel('acme', job.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+      for (const job of bulk.slice(0, 20))
+        expect(await f.review.store.labels.getLabel('acme', job.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
       expect(await f.review.store.labels.getLabel('acme', bulk[20]!.submissionId)).toBeUndefined();
       expect(await page.locator('#counts').textContent()).toBe('17 pending · 20 labelled');
       expect(await rows.count()).toBe(17);
@@ -116,7 +128,9 @@ describe('bulk labels in Chromium', () => {
         await page.fill('#search', query);
         await page.press('#search', 'Enter');
         await page.locator('#page-info', { hasText: '1–1 of 1 found' }).waitFor();
-        expect(await page.locator('#list li[data-id]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual([needle.submissionId]);
+        expect(await page.locator('#list li[data-id]').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-id')))).toEqual([
+          needle.submissionId,
+        ]);
       }
       await page.fill('#search', 'nonexistentword');
       await page.press('#search', 'Enter');
@@ -136,7 +150,9 @@ describe('bulk labels in Chromium', () => {
   });
 
   it('pages past 100 with the total, and sorts by confidence', async () => {
-    const more = Array.from({ length: 120 }, (_, i) => fakeJob({ accountId: 'acme', formId: 'contact', confidence: 0.5 + i / 400, fields: { message: `Page filler ${i}` } }));
+    const more = Array.from({ length: 120 }, (_, i) =>
+      fakeJob({ accountId: 'acme', formId: 'contact', confidence: 0.5 + i / 400, fields: { message: `Page filler ${i}` } }),
+    );
     for (const job of more) await f.review.store.items.ingest(job);
     await withPage(f.browser, async (page) => {
       await signInToConsole(page, f.base, ACME_TOKEN);

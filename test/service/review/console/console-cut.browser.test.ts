@@ -63,10 +63,12 @@ describe('a submission whose fields were cut, in the console', () => {
       const summary = page.locator('#detail .cut-summary');
       expect(await summary.textContent()).toBe('Cut to the size limit, so their end is missing: message, extra.');
       // Before the fields it concerns, and on screen without scrolling (above the fixed action bar).
-      expect(await summary.evaluate((note) => {
-        const fields = document.querySelector('#detail dl.fields');
-        return fields !== null && (note.compareDocumentPosition(fields) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
-      })).toBe(true);
+      expect(
+        await summary.evaluate((note) => {
+          const fields = document.querySelector('#detail dl.fields');
+          return fields !== null && (note.compareDocumentPosition(fields) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0;
+        }),
+      ).toBe(true);
       const box = await summary.boundingBox();
       const bar = await page.locator('nav.actions').boundingBox();
       expect(box!.y + box!.height).toBeLessThanOrEqual(bar!.y);
@@ -83,7 +85,9 @@ describe('a submission whose fields were cut, in the console', () => {
       await page.fill('#lookup-id', olderItem.submissionId);
       await page.press('#lookup-id', 'Enter');
       await page.locator('#detail', { hasText: olderItem.submissionId }).waitFor();
-      expect(await summary.textContent()).toBe('Some fields were cut to the size limit, so their end is missing (which ones was not recorded for this item).');
+      expect(await summary.textContent()).toBe(
+        'Some fields were cut to the size limit, so their end is missing (which ones was not recorded for this item).',
+      );
       expect(await fieldsOf(page)).toEqual([{ name: 'message', badge: null, markAfterValue: null }]);
     });
   });

@@ -61,7 +61,8 @@ function colouredPixels(page: Page, id: string, rgb: [number, number, number]): 
       const c = document.getElementById(canvasId) as HTMLCanvasElement;
       const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
       let n = 0;
-      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i]! - r) < 12 && Math.abs(d[i + 1]! - g) < 12 && Math.abs(d[i + 2]! - b) < 12 && d[i + 3]! > 200) n++;
+      for (let i = 0; i < d.length; i += 4)
+        if (Math.abs(d[i]! - r) < 12 && Math.abs(d[i + 1]! - g) < 12 && Math.abs(d[i + 2]! - b) < 12 && d[i + 3]! > 200) n++;
       return n;
     },
     [id, rgb] as const,
@@ -76,8 +77,28 @@ describe('the dashboard in Chromium', () => {
       await openDashboard(page, ACME_TOKEN);
       // Form, verified, spam, spam share, blocked origins, rate-limited, precision, missed spam, labels.
       expect(await rowText(page, 'contact')).toEqual(['contact', '4', '2', '50.0%', '1', '1', '50.0% (2 labels)', 'no labels yet', '2']);
-      expect(await rowText(page, 'newsletter')).toEqual(['newsletter', '1', '1', '100.0%', '0', '0', 'no labels yet', 'no labels yet', '0']);
-      expect(await page.locator('#dash-table tr.total td').allTextContents()).toEqual(['(all forms)', '5', '3', '60.0%', '1', '1', '50.0% (2 labels)', 'no labels yet', '2']);
+      expect(await rowText(page, 'newsletter')).toEqual([
+        'newsletter',
+        '1',
+        '1',
+        '100.0%',
+        '0',
+        '0',
+        'no labels yet',
+        'no labels yet',
+        '0',
+      ]);
+      expect(await page.locator('#dash-table tr.total td').allTextContents()).toEqual([
+        '(all forms)',
+        '5',
+        '3',
+        '60.0%',
+        '1',
+        '1',
+        '50.0% (2 labels)',
+        'no labels yet',
+        '2',
+      ]);
       // Both charts drawn: the spam colour is on the per-day chart, and both label colours on the histogram.
       expect(await colouredPixels(page, 'chart-days', [0xb3, 0x26, 0x1e])).toBeGreaterThan(100);
       expect(await colouredPixels(page, 'chart-hist', [0xb3, 0x26, 0x1e])).toBeGreaterThan(100);
@@ -103,7 +124,17 @@ describe('the dashboard in Chromium', () => {
   it('shows another account none of it, in the page and by the API', async () => {
     await withPage(f.browser, async (page) => {
       await openDashboard(page, GLOBEX_TOKEN);
-      expect(await page.locator('#dash-table tr.total td').allTextContents()).toEqual(['(all forms)', '0', '0', '–', '0', '0', 'no labels yet', 'no labels yet', '0']);
+      expect(await page.locator('#dash-table tr.total td').allTextContents()).toEqual([
+        '(all forms)',
+        '0',
+        '0',
+        '–',
+        '0',
+        '0',
+        'no labels yet',
+        'no labels yet',
+        '0',
+      ]);
       expect(await page.locator('#dash-table tr[data-form="contact"]').count()).toBe(0);
       expect(await page.locator('#dash-form option').allTextContents()).toEqual(['All forms']);
     });

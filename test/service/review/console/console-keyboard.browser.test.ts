@@ -68,7 +68,10 @@ const selected = (page: Page) => page.locator('#list li[aria-selected="true"]').
 
 describe('the console by keyboard only', () => {
   it('puts the focus on the list after sign-in, and Tab reaches every control in reading order, always visibly', async () => {
-    for (const viewport of [{ width: 1200, height: 760 }, { width: 390, height: 640 }]) {
+    for (const viewport of [
+      { width: 1200, height: 760 },
+      { width: 390, height: 640 },
+    ]) {
       await withPage(f.browser, { viewport }, async (page) => {
         await signInByKeyboard(page);
         // The list is where the work starts: the keys act, and the focus shows where the moderator is.
@@ -89,12 +92,27 @@ describe('the console by keyboard only', () => {
         }
         // The bulk buttons are disabled until something is selected, the pager's while there is one page only: Tab skips them.
         expect(order).toEqual([
-          'mark-spam', 'mark-legitimate', 'undo', 'body',
-          'view-queue', 'view-dashboard', 'sign-out',
-          'filter-form', 'filter-status', 'lookup-id', 'lookup',
-          'sort', 'from', 'to', 'search', 'search-go',
-          'select-page', 'confirm-min', 'confirm-preview',
-          'list', 'mark-spam',
+          'mark-spam',
+          'mark-legitimate',
+          'undo',
+          'body',
+          'view-queue',
+          'view-dashboard',
+          'sign-out',
+          'filter-form',
+          'filter-status',
+          'lookup-id',
+          'lookup',
+          'sort',
+          'from',
+          'to',
+          'search',
+          'search-go',
+          'select-page',
+          'confirm-min',
+          'confirm-preview',
+          'list',
+          'mark-spam',
         ]);
       });
     }
@@ -109,9 +127,14 @@ describe('the console by keyboard only', () => {
       await page.keyboard.press('ArrowDown');
       expect(await selected(page)).toBe(items[1]!.submissionId);
       // Assistive technology is told which option is current.
-      expect(await list.getAttribute('aria-activedescendant')).toBe(await page.locator('#list li[aria-selected="true"]').getAttribute('id'));
+      expect(await list.getAttribute('aria-activedescendant')).toBe(
+        await page.locator('#list li[aria-selected="true"]').getAttribute('id'),
+      );
       await page.keyboard.press('s');
-      await until(async () => (await f.review.store.labels.getLabel('acme', items[1]!.submissionId))?.label === 'spam', 'spam label stored');
+      await until(
+        async () => (await f.review.store.labels.getLabel('acme', items[1]!.submissionId))?.label === 'spam',
+        'spam label stored',
+      );
       await page.locator(`#list li[data-id="${items[1]!.submissionId}"]`).waitFor({ state: 'detached' });
       expect(await selected(page)).toBe(items[2]!.submissionId);
       expect(await focus(page)).toMatchObject({ id: 'list', visible: true });
@@ -139,10 +162,12 @@ describe('the console by keyboard only', () => {
 
       // "/" again selects what the box holds, so the next id replaces it.
       await page.keyboard.press('/');
-      expect(await page.evaluate(() => {
-        const box = document.getElementById('lookup-id') as HTMLInputElement;
-        return [box.selectionStart, box.selectionEnd];
-      })).toEqual([0, target.length]);
+      expect(
+        await page.evaluate(() => {
+          const box = document.getElementById('lookup-id') as HTMLInputElement;
+          return [box.selectionStart, box.selectionEnd];
+        }),
+      ).toEqual([0, target.length]);
     });
   });
 });

@@ -12,7 +12,12 @@ beforeAll(async () => {
   f = await consoleApp();
   const t = Date.now() - 3_600_000;
   items = [0, 1, 2].map((m) =>
-    fakeJob({ accountId: 'acme', formId: 'contact', receivedAt: new Date(t + m * 60_000).toISOString(), fields: { message: `lookup item ${m}` } }),
+    fakeJob({
+      accountId: 'acme',
+      formId: 'contact',
+      receivedAt: new Date(t + m * 60_000).toISOString(),
+      fields: { message: `lookup item ${m}` },
+    }),
   );
   for (const job of items) await f.review.store.items.ingest(job);
 });
@@ -48,7 +53,9 @@ describe('labelling a looked-up item in Chromium', () => {
       // The next key acts on what is on screen: the looked-up item, not the first pending one.
       await page.keyboard.press('h');
       await until(
-        async () => (await f.review.store.labels.getLabel('acme', a!))?.label === 'legitimate' || (await f.review.store.labels.getLabel('acme', b!)) !== undefined,
+        async () =>
+          (await f.review.store.labels.getLabel('acme', a!))?.label === 'legitimate' ||
+          (await f.review.store.labels.getLabel('acme', b!)) !== undefined,
         'second label stored',
       );
       expect(await f.review.store.labels.getLabel('acme', b!)).toBeUndefined();

@@ -26,7 +26,8 @@ async function exportedLines(): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for (const name of await readdir(labelsDir.dir)) {
     if (!name.endsWith('.jsonl')) continue;
-    for (const line of (await readFile(path.join(labelsDir.dir, name), 'utf8')).split('\n')) if (line !== '') out.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of (await readFile(path.join(labelsDir.dir, name), 'utf8')).split('\n'))
+      if (line !== '') out.push(JSON.parse(line) as Record<string, unknown>);
   }
   return out;
 }
@@ -58,7 +59,11 @@ describe('reporting a miss in Chromium', () => {
       await page.keyboard.press('s');
       await page.locator('#detail', { hasText: 'spam by alice' }).waitFor();
     });
-    expect(await f.review.store.labels.getLabel('acme', id)).toMatchObject({ label: 'spam', modelStatus: 'legitimate', moderatorId: 'alice' });
+    expect(await f.review.store.labels.getLabel('acme', id)).toMatchObject({
+      label: 'spam',
+      modelStatus: 'legitimate',
+      moderatorId: 'alice',
+    });
     const lines = await exportedLines();
     expect(lines.find((l) => l.submissionId === id)).toMatchObject({
       label: 'spam',
@@ -90,20 +95,44 @@ describe('reporting a miss in Chromium', () => {
     const cookie = await signIn(f.app, GLOBEX_TOKEN);
     const get = await f.app.inject({ method: 'GET', url: `/review/api/items/${id}`, headers: { cookie } });
     expect(get.statusCode).toBe(404);
-    const label = await f.app.inject({ method: 'POST', url: `/review/api/items/${id}/label`, headers: { ...JSON_HEADERS, cookie }, payload: { label: 'spam' } });
+    const label = await f.app.inject({
+      method: 'POST',
+      url: `/review/api/items/${id}/label`,
+      headers: { ...JSON_HEADERS, cookie },
+      payload: { label: 'spam' },
+    });
     expect(label.statusCode).toBe(404);
-    const report = await f.app.inject({ method: 'POST', url: `/review/api/items/${id}/report`, headers: { ...JSON_HEADERS, cookie }, payload: { label: 'spam', fields: { message: 'x' } } });
+    const report = await f.app.inject({
+      method: 'POST',
+      url: `/review/api/items/${id}/report`,
+      headers: { ...JSON_HEADERS, cookie },
+      payload: { label: 'spam', fields: { message: 'x' } },
+    });
     expect(report.statusCode).toBe(404);
-    const bulk = await f.app.inject({ method: 'POST', url: '/review/api/bulk/label', headers: { ...JSON_HEADERS, cookie }, payload: { ids: [id], label: 'spam' } });
+    const bulk = await f.app.inject({
+      method: 'POST',
+      url: '/review/api/bulk/label',
+      headers: { ...JSON_HEADERS, cookie },
+      payload: { ids: [id], label: 'spam' },
+    });
     expect(bulk.json()).toMatchObject({ labelled: 0, skipped: 1 });
     expect(await f.review.store.labels.getLabel('acme', id)).toBeUndefined();
   });
 
   it('past the keep-fields window says the fields were not kept, and takes pasted fields instead', async () => {
     // Answered five days ago: its verdict is kept for the retention, its fields only three days.
-    const old = fakeJob({ accountId: 'acme', status: 'legitimate', confidence: 0.97, receivedAt: new Date(Date.now() - 5 * 86_400_000).toISOString() });
+    const old = fakeJob({
+      accountId: 'acme',
+      status: 'legitimate',
+      confidence: 0.97,
+      receivedAt: new Date(Date.now() - 5 * 86_400_000).toISOString(),
+    });
     await f.review.store.items.remember(old);
-    expect(await f.review.store.items.get('acme', old.submissionId)).toMatchObject({ queued: false, fieldsKept: false, item: { fields: {} } });
+    expect(await f.review.store.items.get('acme', old.submissionId)).toMatchObject({
+      queued: false,
+      fieldsKept: false,
+      item: { fields: {} },
+    });
     await withPage(f.browser, async (page) => {
       await signInToConsole(page, f.base, ACME_TOKEN, page.locator('#list li'));
       await page.fill('#lookup-id', old.submissionId);
@@ -114,8 +143,14 @@ describe('reporting a miss in Chromium', () => {
       await page.locator('#detail', { hasText: 'spam by alice' }).waitFor();
       expect(await page.locator('#detail').textContent()).toContain('Pasted: buy followers now');
     });
-    expect(await f.review.store.labels.getLabel('acme', old.submissionId)).toMatchObject({ label: 'spam', fields: { message: 'Pasted: buy followers now' } });
+    expect(await f.review.store.labels.getLabel('acme', old.submissionId)).toMatchObject({
+      label: 'spam',
+      fields: { message: 'Pasted: buy followers now' },
+    });
     const lines = await exportedLines();
-    expect(lines.find((l) => l.submissionId === old.submissionId)).toMatchObject({ label: 'spam', fields: { message: 'Pasted: buy followers now' } });
+    expect(lines.find((l) => l.submissionId === old.submissionId)).toMatchObject({
+      label: 'spam',
+      fields: { message: 'Pasted: buy followers now' },
+    });
   });
 });

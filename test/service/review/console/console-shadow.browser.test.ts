@@ -31,7 +31,9 @@ describe('a shadow disagreement in the console', () => {
       expect(await page.locator('#list li[data-id] .badge.disagreement').textContent()).toBe('shadow: spam');
       const shadow = page.locator('#detail .shadow-verdict.disagreement');
       await shadow.waitFor();
-      expect(await shadow.textContent()).toBe('Models disagree. Shadow model saysspam81% confident (20260102-000000; the answer came from 20260101-000000)');
+      expect(await shadow.textContent()).toBe(
+        'Models disagree. Shadow model saysspam81% confident (20260102-000000; the answer came from 20260101-000000)',
+      );
       expect(await page.locator('#detail h2').textContent()).toContain('legitimate');
     });
   });

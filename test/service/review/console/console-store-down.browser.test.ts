@@ -32,7 +32,13 @@ beforeAll(async () => {
   });
   await until(async () => (await review.store.items.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
   await review.store.items.ingest(fakeJob({ accountId: 'acme', fields: { message: 'store down item' } }));
-  app = await buildApp({ tenants, classifier: keywordClassifier, maxEventLoopDelayMs: 0, reviewSink: review.sink, reviewRoutes: review.routes });
+  app = await buildApp({
+    tenants,
+    classifier: keywordClassifier,
+    maxEventLoopDelayMs: 0,
+    reviewSink: review.sink,
+    reviewRoutes: review.routes,
+  });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
   browser = await launchChromium();
 });
@@ -53,7 +59,9 @@ describe('the console while the review store is down', () => {
 
       await server.stop();
       await page.reload();
-      await page.locator('#sign-in-error', { hasText: 'The review store is not available; try again shortly.' }).waitFor({ timeout: 10_000 });
+      await page
+        .locator('#sign-in-error', { hasText: 'The review store is not available; try again shortly.' })
+        .waitFor({ timeout: 10_000 });
       expect(await page.locator('#sign-in-error').textContent()).toContain('Your session is kept');
 
       // It was: with Redis back (SHUTDOWN SAVE kept the session), a reload opens the console without a token.

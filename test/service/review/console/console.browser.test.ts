@@ -28,10 +28,19 @@ beforeAll(async () => {
       verdict: { status: 'spam', confidence: 0.93, reasoning: `Suspicious markup ${XSS_SCRIPT}`, modelVersion: 'm-1' },
     }),
     fakeJob({ accountId: 'acme', formId: 'contact', receivedAt: at(1), fields: { message: 'second item' } }),
-    fakeJob({ accountId: 'acme', formId: 'newsletter', receivedAt: at(2), status: 'legitimate', confidence: 0.6, fields: { message: 'third item' } }),
+    fakeJob({
+      accountId: 'acme',
+      formId: 'newsletter',
+      receivedAt: at(2),
+      status: 'legitimate',
+      confidence: 0.6,
+      fields: { message: 'third item' },
+    }),
   ];
   for (const job of items) await f.review.store.items.ingest(job);
-  await f.review.store.items.ingest(fakeJob({ accountId: 'globex', formId: 'globex-form', receivedAt: at(0), fields: { message: GLOBEX_SECRET } }));
+  await f.review.store.items.ingest(
+    fakeJob({ accountId: 'globex', formId: 'globex-form', receivedAt: at(0), fields: { message: GLOBEX_SECRET } }),
+  );
   browser = await launchChromium();
 });
 
@@ -99,13 +108,16 @@ describe('the moderator console in Chromium', () => {
       expect(await page.locator('#list li[aria-selected="true"]').getAttribute('data-id')).toBe(items[1]?.submissionId);
       await page.keyboard.press('s');
       await page.locator('#counts', { hasText: '2 pending · 1 labelled' }).waitFor();
-      expect((await f.review.store.labels.getLabel('acme', items[1]!.submissionId))).toMatchObject({ label: 'spam', moderatorId: 'alice' });
+      expect(await f.review.store.labels.getLabel('acme', items[1]!.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
       expect(await page.locator('#list li[aria-selected="true"]').getAttribute('data-id')).toBe(items[2]?.submissionId);
       await page.keyboard.press('k');
       expect(await page.locator('#list li[aria-selected="true"]').getAttribute('data-id')).toBe(items[0]?.submissionId);
       await page.keyboard.press('h');
       await page.locator('#counts', { hasText: '1 pending · 2 labelled' }).waitFor();
-      expect((await f.review.store.labels.getLabel('acme', items[0]!.submissionId))).toMatchObject({ label: 'legitimate', modelStatus: 'spam' });
+      expect(await f.review.store.labels.getLabel('acme', items[0]!.submissionId)).toMatchObject({
+        label: 'legitimate',
+        modelStatus: 'spam',
+      });
 
       await page.keyboard.press('u');
       await page.locator('#counts', { hasText: '2 pending · 1 labelled' }).waitFor();

@@ -25,7 +25,8 @@ const labelCall = (cookie: string, id: string, payload: object) =>
   f.app.inject({ method: 'POST', url: `/review/api/items/${id}/label`, headers: { ...JSON_HEADERS, cookie }, payload });
 
 /** The app's review store with its clock stopped at `labelledAt`: a label made in the same millisecond (another instance). */
-const sameInstant = (labelledAt: string) => new ReviewStore(f.redis, { prefix: f.prefix, retentionDays: 30, now: () => Date.parse(labelledAt) });
+const sameInstant = (labelledAt: string) =>
+  new ReviewStore(f.redis, { prefix: f.prefix, retentionDays: 30, now: () => Date.parse(labelledAt) });
 
 describe('two moderators labelling the same item', () => {
   it('the API refuses a label made on a stale view with 409 and what the label is now; without `expected` it relabels', async () => {
@@ -44,7 +45,11 @@ describe('two moderators labelling the same item', () => {
       error: 'Not labelled: alice labelled it spam meanwhile. Label it again if you mean to replace that label.',
       label: { label: 'spam', moderatorId: 'alice', labelledAt, labelId },
     });
-    expect(await f.review.store.labels.getLabel('acme', job.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'alice', labelledAt });
+    expect(await f.review.store.labels.getLabel('acme', job.submissionId)).toMatchObject({
+      label: 'spam',
+      moderatorId: 'alice',
+      labelledAt,
+    });
 
     // Having seen alice's label, bob may replace it (named by its time, as a page loaded before labels had ids does).
     const informed = await labelCall(bob, job.submissionId, { label: 'legitimate', expected: labelledAt });
@@ -53,7 +58,10 @@ describe('two moderators labelling the same item', () => {
 
     // Bob undoes: alice's label is back, so a label sent against bob's (gone) label is refused too.
     await f.review.store.labels.undo('acme', 'bob');
-    const afterUndo = await labelCall(alice, job.submissionId, { label: 'spam', expected: informed.json<{ labelledAt: string }>().labelledAt });
+    const afterUndo = await labelCall(alice, job.submissionId, {
+      label: 'spam',
+      expected: informed.json<{ labelledAt: string }>().labelledAt,
+    });
     expect(afterUndo.statusCode).toBe(409);
     expect(afterUndo.json<{ label: { moderatorId: string } }>().label.moderatorId).toBe('alice');
 
@@ -66,7 +74,10 @@ describe('two moderators labelling the same item', () => {
     await f.review.store.items.ingest(job);
     const alice = await signIn(f.app, ACME_TOKEN);
     const bob = await signIn(f.app, BOB_TOKEN);
-    const seen = (await labelCall(alice, job.submissionId, { label: 'spam', expected: null })).json<{ labelId: string; labelledAt: string }>();
+    const seen = (await labelCall(alice, job.submissionId, { label: 'spam', expected: null })).json<{
+      labelId: string;
+      labelledAt: string;
+    }>();
     const carol = await sameInstant(seen.labelledAt).labels.label('acme', job.submissionId, 'legitimate', 'carol');
     expect(carol?.labelledAt).toBe(seen.labelledAt);
 
@@ -86,7 +97,9 @@ describe('two moderators labelling the same item', () => {
 
   it('in Chromium, a label on an item someone labelled meanwhile changes nothing, says who did, and shows their label', async () => {
     const t = Date.now() - 7_200_000;
-    const [x, y] = [0, 1].map((m) => fakeJob({ accountId: 'acme', receivedAt: new Date(t + m * 60_000).toISOString(), fields: { message: `conflict item ${m}` } }));
+    const [x, y] = [0, 1].map((m) =>
+      fakeJob({ accountId: 'acme', receivedAt: new Date(t + m * 60_000).toISOString(), fields: { message: `conflict item ${m}` } }),
+    );
     await f.review.store.items.ingest(x!);
     await f.review.store.items.ingest(y!);
     await withPage(f.browser, async (page) => {

@@ -14,10 +14,17 @@ let jobs: ReviewJob[];
 beforeAll(async () => {
   f = await reviewApp();
   jobs = [0, 1, 2, 3, 4].map((d) =>
-    fakeJob({ accountId: 'acme', receivedAt: new Date(Date.now() - (5 - d) * DAY).toISOString(), confidence: 0.9 + d / 100, fields: { message: `day ${d} saffron` } }),
+    fakeJob({
+      accountId: 'acme',
+      receivedAt: new Date(Date.now() - (5 - d) * DAY).toISOString(),
+      confidence: 0.9 + d / 100,
+      fields: { message: `day ${d} saffron` },
+    }),
   );
   for (const job of jobs) await f.review.store.items.ingest(job);
-  await f.review.store.items.ingest(fakeJob({ accountId: 'globex', formId: 'globex-form', confidence: 0.999, fields: { message: 'globex saffron' } }));
+  await f.review.store.items.ingest(
+    fakeJob({ accountId: 'globex', formId: 'globex-form', confidence: 0.999, fields: { message: 'globex saffron' } }),
+  );
   acme = await signIn(f.app, ACME_TOKEN);
   globex = await signIn(f.app, GLOBEX_TOKEN);
 });
@@ -27,7 +34,8 @@ afterAll(async () => {
 });
 
 const get = (url: string, cookie: string) => f.app.inject({ method: 'GET', url, headers: { cookie } });
-const post = (url: string, cookie: string, payload: unknown) => f.app.inject({ method: 'POST', url, headers: { ...JSON_HEADERS, cookie }, payload: payload as object });
+const post = (url: string, cookie: string, payload: unknown) =>
+  f.app.inject({ method: 'POST', url, headers: { ...JSON_HEADERS, cookie }, payload: payload as object });
 const idsOf = (body: { rows: { submissionId: string }[] }) => body.rows.map((r) => r.submissionId);
 
 describe('GET /review/api/list', () => {
@@ -38,7 +46,12 @@ describe('GET /review/api/list', () => {
     expect(idsOf(ranged)).toEqual(jobs.slice(1, 4).map((j) => j.submissionId));
     expect(ranged.total).toBe(3);
     const byConfidence = (await get(`/review/api/list?sort=confidence-high&from=${from}&to=${to}`, acme)).json();
-    expect(idsOf(byConfidence)).toEqual(jobs.slice(1, 4).map((j) => j.submissionId).reverse());
+    expect(idsOf(byConfidence)).toEqual(
+      jobs
+        .slice(1, 4)
+        .map((j) => j.submissionId)
+        .reverse(),
+    );
     const page = (await get('/review/api/list?sort=newest&limit=2&offset=2', acme)).json();
     expect(idsOf(page)).toEqual([jobs[2]!.submissionId, jobs[1]!.submissionId]);
     expect(page).toMatchObject({ total: 5, summary: { pending: 5, byStatus: { spam: 5, legitimate: 0 }, byForm: { contact: 5 } } });
@@ -70,8 +83,18 @@ describe('GET /review/api/list', () => {
     const confirm = await post('/review/api/bulk/confirm', globex, { min: 0 });
     expect(confirm.json()).toMatchObject({ labelled: 1 });
     for (const job of jobs) expect(await f.review.store.labels.getLabel('acme', job.submissionId)).toBeUndefined();
-    for (const url of ['/review/api/list', '/review/api/bulk/confirm?min=0.5', '/review/api/dashboard']) expect((await f.app.inject({ method: 'GET', url })).statusCode).toBe(401);
-    expect((await f.app.inject({ method: 'POST', url: '/review/api/bulk/label', headers: JSON_HEADERS, payload: { ids: [jobs[0]!.submissionId], label: 'spam' } })).statusCode).toBe(401);
+    for (const url of ['/review/api/list', '/review/api/bulk/confirm?min=0.5', '/review/api/dashboard'])
+      expect((await f.app.inject({ method: 'GET', url })).statusCode).toBe(401);
+    expect(
+      (
+        await f.app.inject({
+          method: 'POST',
+          url: '/review/api/bulk/label',
+          headers: JSON_HEADERS,
+          payload: { ids: [jobs[0]!.submissionId], label: 'spam' },
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 });
 

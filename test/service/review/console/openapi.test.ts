@@ -11,7 +11,10 @@ afterAll(async () => {
 });
 
 interface OpenApiDoc {
-  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>>;
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>
+  >;
 }
 
 describe('the OpenAPI document with the review console on', () => {
@@ -48,6 +51,8 @@ describe('the OpenAPI document with the review console on', () => {
     expect(list?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'limit', 'offset', 'status']);
     const search = doc.paths['/review/api/list']?.get;
     expect(search?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'from', 'limit', 'offset', 'q', 'sort', 'status', 'to']);
-    expect(doc.paths['/review/api/bulk/label']?.post?.requestBody?.content['application/json']?.schema).toMatchObject({ required: ['ids', 'label'] });
+    expect(doc.paths['/review/api/bulk/label']?.post?.requestBody?.content['application/json']?.schema).toMatchObject({
+      required: ['ids', 'label'],
+    });
   });
 });

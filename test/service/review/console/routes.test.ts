@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../../../service/review/console/headers.ts';
 import { CSRF_HEADER } from '../../../../service/review/console/routes.ts';
 import { parseTenants } from '../../../../service/tenants/load.ts';
-import { ACME_TOKEN, API_KEY, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn as signInAs, tenantsFile, type ReviewAppFixture } from '../app-fixture.ts';
+import {
+  ACME_TOKEN,
+  API_KEY,
+  GLOBEX_TOKEN,
+  JSON_HEADERS,
+  reviewApp,
+  signIn as signInAs,
+  tenantsFile,
+  type ReviewAppFixture,
+} from '../app-fixture.ts';
 import { captureLines, fakeJob, until } from '../helpers.ts';
 
 let f: ReviewAppFixture;
@@ -67,9 +76,19 @@ describe('signing in', () => {
     const job = fakeJob({ accountId: 'acme' });
     await f.review.store.items.ingest(job);
     const url = `/review/api/items/${job.submissionId}/label`;
-    const noHeader = await f.app.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/json' }, payload: { label: 'spam' } });
+    const noHeader = await f.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie, 'content-type': 'application/json' },
+      payload: { label: 'spam' },
+    });
     expect(noHeader.statusCode).toBe(403);
-    const form = await f.app.inject({ method: 'POST', url, headers: { cookie, [CSRF_HEADER]: '1', 'content-type': 'application/x-www-form-urlencoded' }, payload: 'label=spam' });
+    const form = await f.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie, [CSRF_HEADER]: '1', 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'label=spam',
+    });
     expect([403, 415]).toContain(form.statusCode);
     expect(await f.review.store.labels.getLabel('acme', job.submissionId)).toBeUndefined();
     const ok = await f.app.inject({ method: 'POST', url, headers: { ...json, cookie }, payload: { label: 'spam' } });
@@ -105,15 +124,26 @@ describe('what a moderator sees', () => {
     await f.review.store.items.ingest(acme);
     await f.review.store.items.ingest(globex);
     const cookie = await signIn(ACME_TOKEN);
-    const list = (await f.app.inject({ method: 'GET', url: '/review/api/items?limit=200', headers: { cookie } })).json<{ items: { accountId: string; submissionId: string }[] }>();
+    const list = (await f.app.inject({ method: 'GET', url: '/review/api/items?limit=200', headers: { cookie } })).json<{
+      items: { accountId: string; submissionId: string }[];
+    }>();
     expect(list.items.some((i) => i.submissionId === acme.submissionId)).toBe(true);
     expect(list.items.every((i) => i.accountId === 'acme')).toBe(true);
-    expect((await f.app.inject({ method: 'GET', url: `/review/api/items/${globex.submissionId}`, headers: { cookie } })).statusCode).toBe(404);
-    const label = await f.app.inject({ method: 'POST', url: `/review/api/items/${globex.submissionId}/label`, headers: { ...json, cookie }, payload: { label: 'spam' } });
+    expect((await f.app.inject({ method: 'GET', url: `/review/api/items/${globex.submissionId}`, headers: { cookie } })).statusCode).toBe(
+      404,
+    );
+    const label = await f.app.inject({
+      method: 'POST',
+      url: `/review/api/items/${globex.submissionId}/label`,
+      headers: { ...json, cookie },
+      payload: { label: 'spam' },
+    });
     expect(label.statusCode).toBe(404);
     expect(await f.review.store.labels.getLabel('globex', globex.submissionId)).toBeUndefined();
     const gina = await signIn(GLOBEX_TOKEN);
-    expect((await f.app.inject({ method: 'GET', url: `/review/api/items/${globex.submissionId}`, headers: { cookie: gina } })).statusCode).toBe(200);
+    expect(
+      (await f.app.inject({ method: 'GET', url: `/review/api/items/${globex.submissionId}`, headers: { cookie: gina } })).statusCode,
+    ).toBe(200);
   });
 
   it('filters by form and verdict', async () => {
@@ -160,16 +190,25 @@ describe('from a verify request to the console', () => {
       fieldsKept: true,
       item: { fields: { message: 'Can I get a quote?' }, verdict: { status: 'legitimate' } },
     });
-    const label = await f.app.inject({ method: 'POST', url: `/review/api/items/${cleanId}/label`, headers: { ...json, cookie }, payload: { label: 'spam' } });
+    const label = await f.app.inject({
+      method: 'POST',
+      url: `/review/api/items/${cleanId}/label`,
+      headers: { ...json, cookie },
+      payload: { label: 'spam' },
+    });
     expect(label.statusCode).toBe(200);
-    expect(await f.review.store.labels.getLabel('acme', cleanId)).toMatchObject({ label: 'spam', modelStatus: 'legitimate', fields: { message: 'Can I get a quote?' } });
+    expect(await f.review.store.labels.getLabel('acme', cleanId)).toMatchObject({
+      label: 'spam',
+      modelStatus: 'legitimate',
+      fields: { message: 'Can I get a quote?' },
+    });
     expect((await f.review.store.items.counts('acme')).pending).toBeGreaterThan(0);
     expect((await f.review.store.items.listPending('acme', {}, 0, 200)).some((i) => i.submissionId === cleanId)).toBe(false);
   });
 });
 
 describe('a console URL the router cannot decode', () => {
-  it('gets a 400 with the console\'s headers and no CORS, not the verify endpoint\'s answer', async () => {
+  it("gets a 400 with the console's headers and no CORS, not the verify endpoint's answer", async () => {
     const res = await f.app.inject({ method: 'GET', url: '/review/api/items/%zz', headers: { origin: 'https://evil.example' } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: 'Bad request: the URL is not valid (bad percent-encoding in the path)' });

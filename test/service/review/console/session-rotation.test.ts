@@ -6,7 +6,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../../service/config/env.ts';
 import { loadTenantsFile, parseTenants } from '../../../../service/tenants/load.ts';
 import type { TenantsFile } from '../../../../service/tenants/schema.ts';
-import { ACME_TOKEN, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn as signInAs, tenantsFile, type ReviewAppFixture } from '../app-fixture.ts';
+import {
+  ACME_TOKEN,
+  GLOBEX_TOKEN,
+  JSON_HEADERS,
+  reviewApp,
+  signIn as signInAs,
+  tenantsFile,
+  type ReviewAppFixture,
+} from '../app-fixture.ts';
 import { sha256, tempDir } from '../helpers.ts';
 
 const run = promisify(execFile);
@@ -45,7 +53,7 @@ function setAcmeModerators(file: TenantsFile, moderators: { id: string; sha256: 
 }
 
 describe('a console session is bound to the token it was opened with', () => {
-  it('ends once the moderator\'s token hash is replaced in the file; the new token signs in; others keep working', async () => {
+  it("ends once the moderator's token hash is replaced in the file; the new token signs in; others keep working", async () => {
     const alice = await signIn(ACME_TOKEN);
     const gina = await signIn(GLOBEX_TOKEN);
     expect(await me(alice)).toBe(200);
@@ -75,7 +83,9 @@ describe('a console session is bound to the token it was opened with', () => {
       const alice = await signIn(ACME_TOKEN);
       const gina = await signIn(GLOBEX_TOKEN);
       const cli = path.join(repoRoot, 'cli/tenants.ts');
-      const out = await run(process.execPath, ['--import', 'tsx', cli, 'add-moderator', 'acme', 'alice', '--replace', '--file', file], { cwd: repoRoot });
+      const out = await run(process.execPath, ['--import', 'tsx', cli, 'add-moderator', 'acme', 'alice', '--replace', '--file', file], {
+        cwd: repoRoot,
+      });
       const token = /moderator token: (\S+)/.exec(out.stdout)?.[1] ?? '';
       f.tenants.current = (await loadTenantsFile(file)).tenants;
 

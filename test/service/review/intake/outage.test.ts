@@ -97,7 +97,11 @@ describe('a Redis outage during traffic, with a service restart in it', () => {
 
     const check = new Redis(server.url);
     try {
-      await until(async () => ((await review.store.items.counts('outage').catch(() => undefined))?.pending ?? 0) >= flagged.length, `${flagged.length} items in review`, 45_000);
+      await until(
+        async () => ((await review.store.items.counts('outage').catch(() => undefined))?.pending ?? 0) >= flagged.length,
+        `${flagged.length} items in review`,
+        45_000,
+      );
       await review.sink.drain();
       const ids: string[] = [];
       for (let offset = 0; ; offset += 200) {

@@ -67,7 +67,8 @@ describe('what goes to review', () => {
 
     expect(await counter('formguard_review_queued_total')).toBe(before + 3);
     await until(async () => (await review.store.items.get('acme', sampled.submissionId)) !== undefined, 'sampled item stored');
-    for (const job of [spam, unsure, sampled]) expect((await review.store.items.get('acme', job.submissionId))?.item.submissionId).toBe(job.submissionId);
+    for (const job of [spam, unsure, sampled])
+      expect((await review.store.items.get('acme', job.submissionId))?.item.submissionId).toBe(job.submissionId);
     expect(await inspect.getJob(confident.submissionId)).toBeUndefined();
     // Not queued: only its verdict is kept, without fields, for support look-ups.
     await until(async () => (await review.store.items.get('acme', confident.submissionId)) !== undefined, 'verdict kept');
@@ -153,7 +154,13 @@ describe('the review store', () => {
     const job = fakeJob({ accountId: 'labels', status: 'spam', confidence: 0.91 });
     await review.store.items.ingest(job);
     const record = await review.store.labels.label('labels', job.submissionId, 'legitimate', 'alice');
-    expect(record).toMatchObject({ label: 'legitimate', moderatorId: 'alice', modelStatus: 'spam', modelConfidence: 0.91, formId: 'contact' });
+    expect(record).toMatchObject({
+      label: 'legitimate',
+      moderatorId: 'alice',
+      modelStatus: 'spam',
+      modelConfidence: 0.91,
+      formId: 'contact',
+    });
     expect(await review.store.labels.getLabel('labels', job.submissionId)).toEqual(record);
     expect(await review.store.items.counts('labels')).toEqual({ pending: 0, labelled: 1 });
     expect(await review.store.labels.undo('labels', 'bob')).toEqual({ kind: 'nothing' });

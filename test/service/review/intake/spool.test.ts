@@ -63,7 +63,10 @@ describe('the spool', () => {
     await spool.append(old);
     await spool.append(fresh);
     const sent: string[] = [];
-    const r = await spool.drain(async (j) => void sent.push(j.submissionId), (j) => Date.parse(j.receivedAt) > Date.now() - 30 * 86_400_000);
+    const r = await spool.drain(
+      async (j) => void sent.push(j.submissionId),
+      (j) => Date.parse(j.receivedAt) > Date.now() - 30 * 86_400_000,
+    );
     expect(sent).toEqual([fresh.submissionId]);
     expect(r.skipped).toBe(1);
   });
@@ -81,15 +84,25 @@ describe('policy, field caps and metrics', () => {
 
   it('queues every submission the shadow model disagrees on, however confident the answer was', () => {
     const shadow = (status: 'spam' | 'legitimate') => ({ status, confidence: 0.8, modelVersion: 'shadow-1' });
-    expect(reviewReason(fakeJob({ status: 'legitimate', confidence: 0.99, shadow: shadow('spam') }), policy, () => 0.9)).toBe('disagreement');
-    expect(reviewReason(fakeJob({ status: 'spam', confidence: 0.99, shadow: shadow('legitimate') }), policy, () => 0.9)).toBe('disagreement');
+    expect(reviewReason(fakeJob({ status: 'legitimate', confidence: 0.99, shadow: shadow('spam') }), policy, () => 0.9)).toBe(
+      'disagreement',
+    );
+    expect(reviewReason(fakeJob({ status: 'spam', confidence: 0.99, shadow: shadow('legitimate') }), policy, () => 0.9)).toBe(
+      'disagreement',
+    );
     // Agreement changes nothing: a confident legitimate verdict stays out of review.
-    expect(reviewReason(fakeJob({ status: 'legitimate', confidence: 0.99, shadow: shadow('legitimate') }), policy, () => 0.9)).toBeUndefined();
+    expect(
+      reviewReason(fakeJob({ status: 'legitimate', confidence: 0.99, shadow: shadow('legitimate') }), policy, () => 0.9),
+    ).toBeUndefined();
   });
 
   it('cuts fields at a character boundary and flags it', () => {
     expect(cutUtf8('😀😀😀', 9)).toBe('😀😀');
-    expect(capFields({ a: 'short', b: 'x'.repeat(20) }, 10)).toEqual({ fields: { a: 'short', b: 'x'.repeat(10) }, truncated: true, cut: ['b'] });
+    expect(capFields({ a: 'short', b: 'x'.repeat(20) }, 10)).toEqual({
+      fields: { a: 'short', b: 'x'.repeat(10) },
+      truncated: true,
+      cut: ['b'],
+    });
     expect(capFields({ a: 'short', n: { x: 1 } }, 10)).toEqual({ fields: { a: 'short', n: { x: 1 } }, truncated: false, cut: [] });
     // Each field cut is named (as kept), whether its value or its name was too long, so the console can mark it.
     expect(capFields({ ['k'.repeat(20)]: 'v', n: { x: 'y'.repeat(20) } }, 10).cut).toEqual(['k'.repeat(10), 'n']);

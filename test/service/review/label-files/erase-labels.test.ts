@@ -46,7 +46,10 @@ async function keysOf(accountId: string): Promise<string[]> {
 
 /** Two accounts' labels in one folder: exported, relabelled, one undone after its export (a withdrawal line). */
 async function twoAccounts() {
-  const acme = [fakeJob({ accountId: 'acme', fields: { message: 'acme secret one' } }), fakeJob({ accountId: 'acme', fields: { message: 'acme secret two' } })];
+  const acme = [
+    fakeJob({ accountId: 'acme', fields: { message: 'acme secret one' } }),
+    fakeJob({ accountId: 'acme', fields: { message: 'acme secret two' } }),
+  ];
   const globex = fakeJob({ accountId: 'globex', formId: 'globex-form', fields: { message: 'globex text' } });
   for (const j of [...acme, globex]) await store.items.ingest(j);
   await store.labels.label('acme', acme[0]!.submissionId, 'spam', 'alice');
@@ -64,7 +67,10 @@ async function twoAccounts() {
 describe('labels:erase of an account', () => {
   it('removes every line of the account from the files and the account from the store; other accounts keep theirs', async () => {
     const { acme, globex } = await twoAccounts();
-    const globexLines = Object.values(await snapshot()).join('').split('\n').filter((l) => l.includes(globex.submissionId));
+    const globexLines = Object.values(await snapshot())
+      .join('')
+      .split('\n')
+      .filter((l) => l.includes(globex.submissionId));
     expect(globexLines).toHaveLength(1);
 
     const result = await eraseLabels(dir, { accountId: 'acme' }, { store });
@@ -81,7 +87,11 @@ describe('labels:erase of an account', () => {
     expect(await store.items.accounts()).toEqual(['globex']);
     expect((await keysOf('globex')).length).toBeGreaterThan(0);
     expect(await exportLabels(store.exports, dir)).toMatchObject({ written: 0, withdrawn: 0 });
-    expect(loadDataDir(out.dir).records.filter((r) => r.id.startsWith('label:')).map((r) => r.id)).toEqual([`label:${globex.submissionId}`]);
+    expect(
+      loadDataDir(out.dir)
+        .records.filter((r) => r.id.startsWith('label:'))
+        .map((r) => r.id),
+    ).toEqual([`label:${globex.submissionId}`]);
   });
 
   it('removes the older lines (no accountId) of the account’s submissions, and counts, by form, those it cannot attribute', async () => {
@@ -119,12 +129,19 @@ describe('labels:erase of a submission', () => {
 
     const result = await eraseLabels(dir, { submissionIds: [gone.submissionId] }, { store });
     expect(result).toMatchObject({ labels: 2, withdrawals: 1, submissions: 1 });
-    expect(result.store?.submissions).toEqual([{ submissionId: gone.submissionId, accountId: 'acme', item: true, label: true, lookup: false }]);
+    expect(result.store?.submissions).toEqual([
+      { submissionId: gone.submissionId, accountId: 'acme', item: true, label: true, lookup: false },
+    ]);
     const after = await snapshot();
     expect(Object.values(after).join('')).not.toContain(gone.submissionId);
     // Every other line is as it was, in its order.
     for (const [name, text] of Object.entries(before)) {
-      expect(after[name]).toBe(text.split('\n').filter((l) => !l.includes(gone.submissionId)).join('\n'));
+      expect(after[name]).toBe(
+        text
+          .split('\n')
+          .filter((l) => !l.includes(gone.submissionId))
+          .join('\n'),
+      );
     }
 
     // The store: no item, no label, nothing to export; a replay of the job (a spool, a re-added job) does not bring it back.
@@ -140,7 +157,12 @@ describe('labels:erase of a submission', () => {
     expect(await store.labels.getLabel('globex', globex.submissionId)).toBeDefined();
 
     // Erasing it again finds nothing anywhere, and says so.
-    expect(await eraseLabels(dir, { submissionIds: [gone.submissionId] }, { store })).toMatchObject({ labels: 0, withdrawals: 0, files: [], store: { submissions: [] } });
+    expect(await eraseLabels(dir, { submissionIds: [gone.submissionId] }, { store })).toMatchObject({
+      labels: 0,
+      withdrawals: 0,
+      files: [],
+      store: { submissions: [] },
+    });
   });
 
   it('takes its pending withdrawals out of the store, so no export writes a line of it again', async () => {
@@ -169,8 +191,13 @@ describe('labels:erase, safely', () => {
     expect(await snapshot()).toEqual(before);
     expect(await store.items.accounts()).toContain('acme');
 
-    await writeFile(lock, JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: 'labels:erase' }));
-    await expect(exportLabels(store.exports, dir)).rejects.toThrow(/^another labels:erase is writing to .*; run again when it is done, or delete .* if no labels:erase is running$/);
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command: 'labels:erase' }),
+    );
+    await expect(exportLabels(store.exports, dir)).rejects.toThrow(
+      /^another labels:erase is writing to .*; run again when it is done, or delete .* if no labels:erase is running$/,
+    );
   });
 
   it('keeps each file’s mode, deletes a file left empty, cuts a crash fragment, clears a crashed erasure’s temporary file', async () => {

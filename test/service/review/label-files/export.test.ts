@@ -32,7 +32,8 @@ async function lines(dir: string): Promise<Record<string, unknown>[]> {
   const all: Record<string, unknown>[] = [];
   for (const name of (await readdir(dir)).sort()) {
     expect(name).toMatch(/^\d{4}-\d{2}-\d{2}\.jsonl$/);
-    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n')) if (line !== '') all.push(JSON.parse(line) as Record<string, unknown>);
+    for (const line of (await readFile(path.join(dir, name), 'utf8')).split('\n'))
+      if (line !== '') all.push(JSON.parse(line) as Record<string, unknown>);
   }
   return all;
 }
@@ -52,13 +53,36 @@ describe('labels:export', () => {
     const first = await lines(out.dir);
     expect(first).toHaveLength(3);
     const lineA = first.find((l) => l.submissionId === a.submissionId);
-    expect(Object.keys(lineA ?? {}).sort()).toEqual(['accountId', 'fields', 'formId', 'label', 'labelId', 'labelledAt', 'modelConfidence', 'modelStatus', 'moderatorId', 'submissionId']);
+    expect(Object.keys(lineA ?? {}).sort()).toEqual([
+      'accountId',
+      'fields',
+      'formId',
+      'label',
+      'labelId',
+      'labelledAt',
+      'modelConfidence',
+      'modelStatus',
+      'moderatorId',
+      'submissionId',
+    ]);
     // Every label has its own id (what a withdrawal names), unique across labels.
     expect(new Set(first.map((l) => l.labelId)).size).toBe(3);
     expect(lineA?.labelId).toBe((await store.labels.getLabel('acme', a.submissionId))?.labelId);
-    expect(lineA).toMatchObject({ accountId: 'acme', label: 'legitimate', modelStatus: 'spam', modelConfidence: 0.8, moderatorId: 'alice', formId: 'contact', fields: a.fields });
+    expect(lineA).toMatchObject({
+      accountId: 'acme',
+      label: 'legitimate',
+      modelStatus: 'spam',
+      modelConfidence: 0.8,
+      moderatorId: 'alice',
+      formId: 'contact',
+      fields: a.fields,
+    });
     // Each line names its account, so one account's lines can be found (and erased) among several accounts'.
-    expect(Object.fromEntries(first.map((l) => [l.submissionId, l.accountId]))).toEqual({ [a.submissionId]: 'acme', [b.submissionId]: 'acme', [c.submissionId]: 'globex' });
+    expect(Object.fromEntries(first.map((l) => [l.submissionId, l.accountId]))).toEqual({
+      [a.submissionId]: 'acme',
+      [b.submissionId]: 'acme',
+      [c.submissionId]: 'globex',
+    });
     expect(first.some((l) => l.submissionId === unlabelled.submissionId)).toBe(false);
 
     expect((await exportLabels(store.exports, out.dir)).written).toBe(0);
@@ -176,7 +200,10 @@ describe('labels:export', () => {
     await writeFile(path.join(out.dir, EXPORT_LOCK), JSON.stringify({ pid: gone, host: hostname(), startedAt: new Date().toISOString() }));
     expect((await exportLabels(store.exports, out.dir)).written).toBe(1);
     // A lock of a live export (this process stands in for it) is respected.
-    await writeFile(path.join(out.dir, EXPORT_LOCK), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }));
+    await writeFile(
+      path.join(out.dir, EXPORT_LOCK),
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() }),
+    );
     await expect(exportLabels(store.exports, out.dir)).rejects.toBeInstanceOf(ExportBusyError);
   });
 });
@@ -199,7 +226,13 @@ describe('labels:export after an undo', () => {
     expect(second).toMatchObject({ written: 0, withdrawn: 1, files: [`${alices.labelledAt.slice(0, 10)}.jsonl`] });
     const after = await lines(out.dir);
     expect(after).toHaveLength(2);
-    expect(after[1]).toEqual({ submissionId: j.submissionId, labelId: alices.labelId, accountId: 'acme', withdrawn: alices.labelledAt, withdrawnAt: expect.any(String) as string });
+    expect(after[1]).toEqual({
+      submissionId: j.submissionId,
+      labelId: alices.labelId,
+      accountId: 'acme',
+      withdrawn: alices.labelledAt,
+      withdrawnAt: expect.any(String) as string,
+    });
     expect(Date.parse(String(after[1]?.withdrawnAt))).toBeGreaterThan(Date.parse(alices.labelledAt));
     expect(await s.exports.withdrawals('acme')).toEqual([]);
 
@@ -225,8 +258,20 @@ describe('labels:export after an undo', () => {
     // The crash: a's withdrawal line is whole on disk, b's cut short; neither acknowledged.
     const file = path.join(out.dir, `${la.labelledAt.slice(0, 10)}.jsonl`);
     const before = await readFile(file, 'utf8');
-    const lineA = JSON.stringify({ submissionId: a.submissionId, labelId: la.labelId, accountId: 'acme', withdrawn: la.labelledAt, withdrawnAt: wa!.withdrawnAt });
-    const lineB = JSON.stringify({ submissionId: b.submissionId, labelId: lb.labelId, accountId: 'acme', withdrawn: lb.labelledAt, withdrawnAt: wb!.withdrawnAt });
+    const lineA = JSON.stringify({
+      submissionId: a.submissionId,
+      labelId: la.labelId,
+      accountId: 'acme',
+      withdrawn: la.labelledAt,
+      withdrawnAt: wa!.withdrawnAt,
+    });
+    const lineB = JSON.stringify({
+      submissionId: b.submissionId,
+      labelId: lb.labelId,
+      accountId: 'acme',
+      withdrawn: lb.labelledAt,
+      withdrawnAt: wb!.withdrawnAt,
+    });
     await writeFile(file, `${before}${lineA}\n${lineB.slice(0, 30)}`);
 
     expect(await exportLabels(s.exports, out.dir)).toMatchObject({ written: 0, withdrawn: 1 });
@@ -271,7 +316,12 @@ describe('labels:export after an undo', () => {
     } as unknown as ExportLedger;
 
     expect(await exportLabels(racing, out.dir)).toMatchObject({ written: 1, withdrawn: 2 });
-    expect((await lines(out.dir)).filter((l) => 'withdrawn' in l).map((l) => l.submissionId).sort()).toEqual([crashed.submissionId, raced.submissionId].sort());
+    expect(
+      (await lines(out.dir))
+        .filter((l) => 'withdrawn' in l)
+        .map((l) => l.submissionId)
+        .sort(),
+    ).toEqual([crashed.submissionId, raced.submissionId].sort());
     expect(await s.exports.unexported('acme')).toEqual([]);
     expect(latestLabels(loadJsonl(file, 'labels'))).toEqual([]);
   });

@@ -49,7 +49,10 @@ describe('a spam flood to one account', () => {
     try {
       expect((await exportLabels(store.exports, out.dir)).written).toBe(1);
       const [file] = await readdir(out.dir);
-      const lines = (await readFile(path.join(out.dir, file as string), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = (await readFile(path.join(out.dir, file as string), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ submissionId: leader, label: 'spam' });
     } finally {
@@ -66,7 +69,9 @@ describe('a spam flood to one account', () => {
     const t0 = Date.now() - 60_000;
     const at = (i: number) => new Date(t0 + i * 1000).toISOString();
     const spam = Array.from({ length: 4 }, (_, i) => fakeJob({ receivedAt: at(i), fields: { message: `spam ${i}` } }));
-    const unsure = Array.from({ length: 4 }, (_, i) => fakeJob({ receivedAt: at(10 + i), status: 'legitimate', confidence: 0.6, fields: { message: `unsure ${i}` } }));
+    const unsure = Array.from({ length: 4 }, (_, i) =>
+      fakeJob({ receivedAt: at(10 + i), status: 'legitimate', confidence: 0.6, fields: { message: `unsure ${i}` } }),
+    );
     for (const job of [...spam, ...unsure]) expect(await store.items.ingest(job)).toBe('stored');
     expect(evicted).toBe(3);
     expect((await store.items.counts('acme')).pending).toBe(5);

@@ -147,7 +147,9 @@ describe('undo of a label after its export', () => {
     await exportAll();
 
     await store.labels.undo(account, 'mia');
-    expect((await store.exports.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, labelId: mias!.labelId, withdrawn: mias!.labelledAt, exported: true }]);
+    expect((await store.exports.withdrawals(account)).map((w) => w.entry)).toEqual([
+      { submissionId: x, labelId: mias!.labelId, withdrawn: mias!.labelledAt, exported: true },
+    ]);
     expect(await store.labels.getLabel(account, x)).toMatchObject({ label: 'spam', moderatorId: 'alice' });
   });
 
@@ -155,7 +157,9 @@ describe('undo of a label after its export', () => {
     const x = await item();
     const alices = await store.labels.label(account, x, 'spam', 'alice');
     await store.labels.undo(account, 'alice');
-    expect((await store.exports.withdrawals(account)).map((w) => w.entry)).toEqual([{ submissionId: x, labelId: alices!.labelId, withdrawn: alices!.labelledAt, exported: false }]);
+    expect((await store.exports.withdrawals(account)).map((w) => w.entry)).toEqual([
+      { submissionId: x, labelId: alices!.labelId, withdrawn: alices!.labelledAt, exported: false },
+    ]);
   });
 
   it('records nothing for an undo that is refused', async () => {
