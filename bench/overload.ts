@@ -3,14 +3,14 @@
 // as soon as the last is answered) while a prober opens a fresh connection to /healthz every 100 ms, once with
 // shedding off (the settings before shedding existed) and once with the service's defaults. Prints both; the
 // machine is 2 shared cores, so the two runs are compared with each other, not with other days.
+import { writeBenchTenants } from './lib/tenants.ts';
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, worstCaseBody } from './lib/bodies.ts';
+import { BENCH_ORIGIN, worstCaseBody } from './lib/bodies.ts';
 import { percentile } from './lib/load.ts';
 import { freePort, startServer, stopServer } from './lib/processes.ts';
 
@@ -187,21 +187,7 @@ function table(results: RunResult[]): string {
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-overload-'));
   try {
-    const tenantsFile = path.join(tmp, 'tenants.json');
-    // A limit that never triggers: shedding, not the rate limit, is what is measured.
-    writeFileSync(
-      tenantsFile,
-      JSON.stringify({
-        accounts: [
-          {
-            id: 'bench',
-            apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
-            rateLimit: { max: 1_000_000_000, windowSeconds: 60, algorithm: 'sliding' },
-            forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
-          },
-        ],
-      }),
-    );
+    const tenantsFile = writeBenchTenants(tmp);
     const body = worstCaseBody(repoRoot, bodyBytes).json;
     execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     const load = os

@@ -4,13 +4,13 @@
 // answers do). Once with the breaker in effect off (each call waits its 500 ms timeout, as before the breaker), once
 // with the defaults (the admission limit is off in the first, as before it existed). Prints the latency of the
 // requests sent during the hang, and of those sent in the 2 s before it.
+import { writeBenchTenants } from './lib/tenants.ts';
 import { execSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
+import { BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
 import { percentile } from './lib/load.ts';
 import { freePort, startServer, stopServer } from './lib/processes.ts';
 
@@ -154,20 +154,7 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-redis-hang-'));
   try {
-    const tenantsFile = path.join(tmp, 'tenants.json');
-    writeFileSync(
-      tenantsFile,
-      JSON.stringify({
-        accounts: [
-          {
-            id: 'bench',
-            apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
-            rateLimit: { max: 1_000_000_000, windowSeconds: 60, algorithm: 'sliding' },
-            forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
-          },
-        ],
-      }),
-    );
+    const tenantsFile = writeBenchTenants(tmp);
     execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     const bodies = realisticBodies(repoRoot).map((b) => b.json);
     const load = os

@@ -4,14 +4,14 @@
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
+import { writeBenchTenants } from './lib/tenants.ts';
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { sha256Hex } from '../service/tenants/key.ts';
 import { renderAb, runAb } from './lib/ab.ts';
-import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
+import { BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
 import { MeterProcess } from './lib/meter-process.ts';
 import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
 import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/processes.ts';
@@ -98,21 +98,7 @@ async function main(): Promise<void> {
   await measureChunk('start');
 
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-bench-'));
-  const tenantsFile = path.join(tmp, 'tenants.json');
-  // A limit that never triggers: the limiter path (count + check) runs on every request, never rejects.
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({
-      accounts: [
-        {
-          id: 'bench',
-          apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
-          rateLimit: { max: 1_000_000_000, windowSeconds: 60, algorithm: 'sliding' },
-          forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
-        },
-      ],
-    }),
-  );
+  const tenantsFile = writeBenchTenants(tmp);
   const runId = `fgbench-${process.pid}-${Date.now().toString(36)}`;
   const baseEnv: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,

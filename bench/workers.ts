@@ -1,12 +1,12 @@
 // npm run bench -- --workers N [--quick]: the service with WORKERS=1..N under the same load generator, each round
 // against the bare Fastify route of the same round; the ratios are the figures (the host is shared).
+import { writeBenchTenants } from './lib/tenants.ts';
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
+import { realisticBodies } from './lib/bodies.ts';
 import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
 import { freePort, startServer, stopServer, type Started } from './lib/processes.ts';
 
@@ -70,20 +70,7 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
   const cfg = quick ? { rounds: 2, durationS: 3, warmS: 1 } : { rounds: 5, durationS: 6, warmS: 2 };
   const started = new Date();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-bench-workers-'));
-  const tenantsFile = path.join(tmp, 'tenants.json');
-  writeFileSync(
-    tenantsFile,
-    JSON.stringify({
-      accounts: [
-        {
-          id: 'bench',
-          apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
-          rateLimit: { max: 1_000_000_000, windowSeconds: 60, algorithm: 'sliding' },
-          forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
-        },
-      ],
-    }),
-  );
+  const tenantsFile = writeBenchTenants(tmp);
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const runId = `fgbench-workers-${process.pid}-${Date.now().toString(36)}`;
   const probe = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
