@@ -3,7 +3,7 @@
 // as soon as the last is answered) while a prober opens a fresh connection to /healthz every 100 ms, once with
 // shedding off (the settings before shedding existed) and once with the service's defaults. Prints both; the
 // machine is 2 shared cores, so the two runs are compared with each other, not with other days.
-import { writeBenchTenants } from './lib/tenants.ts';
+import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -109,17 +109,7 @@ async function runOne(name: string, env: NodeJS.ProcessEnv, tenantsFile: string,
     name: name.replace(/\W+/g, '-'),
     entry: 'dist/server.js',
     cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_PORT: 'off',
-      TENANTS_FILE: tenantsFile,
-      ...env,
-    },
+    env: benchServiceEnv(port, tenantsFile, env),
     port,
     readyPath: '/readyz',
     stderrFile: path.join(tmp, `${name.replace(/\W+/g, '-')}.stderr`),

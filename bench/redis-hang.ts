@@ -4,7 +4,7 @@
 // answers do). Once with the breaker in effect off (each call waits its 500 ms timeout, as before the breaker), once
 // with the defaults (the admission limit is off in the first, as before it existed). Prints the latency of the
 // requests sent during the hang, and of those sent in the 2 s before it.
-import { writeBenchTenants } from './lib/tenants.ts';
+import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
 import { execSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -66,19 +66,7 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
     name: 'verify',
     entry: 'dist/server.js',
     cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_PORT: 'off',
-      TENANTS_FILE: tenantsFile,
-      REDIS_URL: redis.url,
-      REVIEW_SPOOL_DIR: path.join(tmp, `spool-${port}`),
-      ...env,
-    },
+    env: benchServiceEnv(port, tenantsFile, { REDIS_URL: redis.url, REVIEW_SPOOL_DIR: path.join(tmp, `spool-${port}`), ...env }),
     port,
     readyPath: '/readyz',
     stderrFile: path.join(tmp, 'verify.stderr'),

@@ -24,3 +24,18 @@ export function writeBenchTenants(dir: string): string {
   );
   return file;
 }
+
+/** The environment of a production service started by a bench: quiet logs, no admin server, the benches' tenants. */
+export function benchServiceEnv(port: number, tenantsFile: string, extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ADMIN_PORT: 'off',
+    TENANTS_FILE: tenantsFile,
+    ...extra,
+  };
+}
