@@ -13,6 +13,8 @@ export interface LoadResult {
   readonly errors: number;
   readonly timeouts: number;
   readonly seconds: number;
+  /** Answers by HTTP status, so a bench line can say what its non-2xx were. */
+  readonly statusCodes: Record<string, number>;
 }
 
 export const CONNECTIONS = 50;
@@ -62,6 +64,7 @@ export async function load(opts: {
     errors: r.errors,
     timeouts: r.timeouts,
     seconds,
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, v]) => [code, v.count])),
   };
 }
 

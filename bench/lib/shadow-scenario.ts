@@ -110,7 +110,7 @@ export async function shadowScenario(o: {
         results.push(res);
         cpuPerRequest.push({ target: s.name, us: cpuUs });
         o.log(
-          `shadow round ${r + 1}/${o.rounds} ${s.name.padEnd(15)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  ${cpuUs.toFixed(0)} µs CPU/request  non2xx ${res.non2xx}`,
+          `shadow round ${r + 1}/${o.rounds} ${s.name.padEnd(15)} ${res.reqPerSec.toFixed(0).padStart(6)} req/s  p99 ${res.p99Ms} ms  ${cpuUs.toFixed(0)} µs CPU/request  non2xx ${res.non2xx} ${JSON.stringify(res.statusCodes)} errors ${res.errors}`,
         );
       }
     }

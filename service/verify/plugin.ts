@@ -81,6 +81,9 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
           // Its client gave up while it waited: the slot goes to the next one.
           if (request.raw.destroyed) return admission.leave(ticket);
           tickets.set(request, ticket);
+          // A client that hangs up after its body was read gets neither onResponse nor onRequestAbort (Fastify fires
+          // that only for an incomplete body): without this its slot stayed taken, and a few such hang-ups shed everything.
+          reply.raw.once('close', () => admission.leave(ticket));
           done();
         },
         () => void reply.send(shed(request, reply)),
@@ -100,13 +103,12 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       if (t0 !== undefined) admission.spend(performance.now() - t0);
       done(null, payload);
     });
-    const leave = (request: FastifyRequest, done: () => void) => {
+    // The slot frees as the answer is sent (the response's 'close', a tick later, covers every other ending).
+    app.addHook('onResponse', (request, _reply, done) => {
       const ticket = tickets.get(request);
       if (ticket !== undefined) admission.leave(ticket);
       done();
-    };
-    app.addHook('onResponse', (request, _reply, done) => leave(request, done));
-    app.addHook('onRequestAbort', (request, done) => leave(request, done));
+    });
   }
 
   // Callback style, not async: no promise and no extra microtask per answer.

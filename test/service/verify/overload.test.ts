@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../service/app.ts';
 import { Admission, type Ticket } from '../../../service/verify/admission.ts';
-import { KEY, stubClassifier, tenants } from '../helpers.ts';
+import { ALLOWED, type RateLimiter } from '../../../service/rate-limit/types.ts';
+import { KEY, stubClassifier, tenants, tenantsFile } from '../helpers.ts';
 
 const ORIGIN = 'https://example.com';
 
@@ -99,6 +100,51 @@ describe('shedding verify under load', () => {
     expect(classifier.calls).toHaveLength(0);
     expect(await Promise.all(held.map((h) => h.finish()))).toEqual([200, 200]);
     expect(classifier.calls).toHaveLength(2);
+  });
+});
+
+describe('slots of clients that hang up', () => {
+  it('frees the slot of a client that closes its connection while its request awaits the rate limiter (Redis), so later requests are not shed', async () => {
+    // A rate limiter as slow as a Redis round trip under load: the request is read and waits on it, then its client goes.
+    let pending = 0;
+    const slowLimiter: RateLimiter = {
+      hit: async () => {
+        pending++;
+        await new Promise((r) => setTimeout(r, 150));
+        pending--;
+        return ALLOWED;
+      },
+      close: async () => undefined,
+    };
+    const port = await listen({
+      tenants: tenants(tenantsFile({ rateLimit: { max: 1000, windowSeconds: 60 } })),
+      rateLimiter: slowLimiter,
+      maxVerifyInFlight: 2,
+      maxVerifyWaitMs: 300,
+    });
+    const body = verifyBody(500);
+    for (let i = 0; i < 4; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        `POST /v1/verify HTTP/1.1\r\nHost: x\r\nOrigin: ${ORIGIN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      // Hung up once the whole request was read and is waiting on the limiter.
+      for (let t = 0; t < 400 && pending === 0; t++) await new Promise((r) => setTimeout(r, 5));
+      expect(pending, `hang-up ${i + 1} reached the limiter (not held for a slot)`).toBe(1);
+      socket.destroy();
+      while (pending > 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    const statuses = await Promise.all(
+      Array.from({ length: 2 }, () =>
+        fetch(`http://127.0.0.1:${port}/v1/verify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: ORIGIN },
+          body,
+        }).then((r) => r.status),
+      ),
+    );
+    expect(statuses).toEqual([200, 200]);
   });
 });
 
