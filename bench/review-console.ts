@@ -42,6 +42,7 @@ const classifier: Classifier = {
   modelVersion: 'bench',
   featureVersion: 'bench',
   classify: () => ({ status: 'legitimate', spamProbability: 0.1, confidence: 0.9, signals: [], reasoning: 'bench', modelVersion: 'bench' }),
+  score: () => ({ status: 'legitimate', spamProbability: 0.1, confidence: 0.9, modelVersion: 'bench' }),
 };
 
 function stats(ms: number[]) {

@@ -175,7 +175,7 @@ async function main(): Promise<void> {
       const figures = await shadow();
       const p = (x: number | undefined) => `${(100 * (x ?? NaN)).toFixed(1)}%`;
       log(
-        `shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${p(figures.ratios['shadow-default'])} of the no-shadow req/s (by CPU time per request: ${p(figures.cpuRatios['shadow-default'])}); at 1, every request: ${p(figures.ratios['shadow-all'])} (by CPU: ${p(figures.cpuRatios['shadow-all'])})`,
+        `shadow at SHADOW_SAMPLE_RATE ${figures.defaultRate}: ${p(figures.ratios['shadow-default'])} of the no-shadow req/s (by CPU time per request: ${p(figures.cpuRatios['shadow-default'])}); at 1, every request: ${p(figures.ratios['shadow-all'])} (by CPU: ${p(figures.cpuRatios['shadow-all'])}); a second no-shadow service (noise floor): ${p(figures.ratios['control'])} (by CPU: ${p(figures.cpuRatios['control'])})`,
       );
       return;
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -32,4 +33,20 @@ export async function corruptModel(dir: string, name: string): Promise<void> {
   const folder = await copyModel(dir, name);
   const weights = path.join(folder, 'weights.bin');
   writeFileSync(weights, readFileSync(weights).subarray(0, 1000));
+}
+
+/** Gives the model in `folder` per-account corrections (accounts.json, digested in its manifest as training writes it). */
+export function addAccountCorrections(folder: string, accounts: Record<string, { bias: number }>): void {
+  const file = JSON.stringify({
+    accounts: Object.fromEntries(Object.entries(accounts).map(([id, c]) => [id, { labels: 20, bias: c.bias, buckets: [], weights: [] }])),
+  });
+  writeFileSync(path.join(folder, 'accounts.json'), file);
+  const manifestFile = path.join(folder, 'manifest.json');
+  const m = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, Record<string, unknown>>;
+  m.accountCorrections = { file: 'accounts.json', accounts: Object.keys(accounts).length, minLabels: 20, l2: 1, biasL2: 1, iterations: 1 };
+  m.modelFiles = {
+    ...m.modelFiles,
+    'accounts.json': { sha256: createHash('sha256').update(file).digest('hex'), bytes: Buffer.byteLength(file) },
+  };
+  writeFileSync(manifestFile, JSON.stringify(m, null, 2));
 }

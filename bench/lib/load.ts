@@ -64,7 +64,7 @@ export async function load(opts: {
     errors: r.errors,
     timeouts: r.timeouts,
     seconds,
-    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([code, v]) => [code, v.count])),
+    statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, v]) => [code, v.count ?? 0])),
   };
 }
 

@@ -166,13 +166,19 @@ export function renderMarkdown(r: BenchReport): string {
       `Shadow model (\`npm run models -- shadow\`): the same service${sh.redis ? ' in Redis mode' : ''} with a shadow model the size of the active one, against`,
     );
     lines.push(
-      `none, in alternating rounds. At the default SHADOW_SAMPLE_RATE ${sh.defaultRate} the shadow costs what the ratio falls short of 100%.`,
+      `none, in rounds whose order rotates. At the default SHADOW_SAMPLE_RATE ${sh.defaultRate} the shadow costs what the ratio falls short of 100%;`,
+      'a second service without a shadow, measured the same way, shows how far two identical services differ in this run.',
     );
     lines.push('');
     lines.push('| target | req/s | p99 ms | / no shadow | CPU µs / request | / no shadow, by CPU | non-2xx |');
     lines.push('|---|---:|---:|---:|---:|---:|---:|');
     for (const [name, t] of Object.entries(sh.byTarget)) {
-      const label = name === 'shadow-default' ? `shadow, rate ${sh.defaultRate}` : name === 'shadow-all' ? 'shadow, rate 1' : 'no shadow';
+      const labels: Record<string, string> = {
+        'shadow-default': `shadow, rate ${sh.defaultRate}`,
+        'shadow-all': 'shadow, rate 1',
+        control: 'no shadow, a second service (the noise floor)',
+      };
+      const label = labels[name] ?? 'no shadow';
       const base = name === 'no-shadow';
       lines.push(
         `| ${label} | ${f0(t.reqPerSec)} | ${t.p99Ms} | ${base ? '1' : pct(sh.ratios[name])} | ${f0(t.cpuUsPerRequest)} | ${base ? '1' : pct(sh.cpuRatios?.[name])} | ${t.non2xx} |`,

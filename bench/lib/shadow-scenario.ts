@@ -71,6 +71,8 @@ export async function shadowScenario(o: {
     ['no-shadow', plain, undefined],
     ['shadow-default', shadowed, undefined],
     ['shadow-all', shadowed, '1'],
+    // The no-shadow service again: its ratio to the first is the run's noise floor (an A/A comparison).
+    ['control', plain, undefined],
   ];
   const servers: Started[] = [];
   try {
@@ -101,7 +103,9 @@ export async function shadowScenario(o: {
     const results: LoadResult[] = [];
     const cpuPerRequest: Array<{ target: string; us: number }> = [];
     for (let r = 0; r < o.rounds; r++) {
-      for (const s of servers) {
+      // Each round starts with the next target: whichever runs first or last in a round (a warmer JIT in the load
+      // generator, a neighbour's burst) does not always favour the same one.
+      for (const s of [...servers.slice(r % servers.length), ...servers.slice(0, r % servers.length)]) {
         const cpu0 = cpuMicros(s.pid);
         const res = await load({ target: s.name, url: s.url, bodies: o.bodies, durationS: o.durationS });
         // The shadow's work runs after each answer: wait for the tail of it before reading the CPU time.

@@ -5,7 +5,7 @@ import { Attribution } from './attribution.ts';
 import { counterSignal, explain, sentence, withAccountSignal } from './reasoning.ts';
 import type { AccountCorrections } from './account-corrections.ts';
 import type { FormFields } from '../features/form-fields.ts';
-import type { Classifier, Verdict } from './types.ts';
+import type { Classifier, Score, Verdict } from './types.ts';
 
 function sigmoid(z: number): number {
   return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
@@ -34,6 +34,17 @@ export class LinearClassifier implements Classifier {
     const f = this.extractor.extract(fields);
     const correction = accountId === undefined ? undefined : this.corrections?.get(accountId);
     return sigmoid(a * this.scorer.logit(f) + b + (correction ? correction.logit(f) : 0));
+  }
+
+  score(fields: FormFields, accountId?: string): Score {
+    const spamProbability = this.spamProbability(fields, accountId);
+    const status = spamProbability >= this.manifest.threshold ? 'spam' : 'legitimate';
+    return {
+      status,
+      spamProbability,
+      confidence: status === 'spam' ? spamProbability : 1 - spamProbability,
+      modelVersion: this.modelVersion,
+    };
   }
 
   classify(fields: FormFields, accountId?: string): Verdict {

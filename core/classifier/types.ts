@@ -25,6 +25,9 @@ export interface Verdict {
   readonly modelVersion: string;
 }
 
+/** A verdict without its signals and sentence: what comparing a shadow model needs, for less work. */
+export type Score = Pick<Verdict, 'status' | 'spamProbability' | 'confidence' | 'modelVersion'>;
+
 export interface Classifier {
   readonly modelVersion: string;
   readonly featureVersion: string;
@@ -33,4 +36,6 @@ export interface Classifier {
    * the global model's score for this call only. Without it, or for an account without one, the global model decides.
    */
   classify(fields: FormFields, accountId?: string): Verdict;
+  /** The same decision as `classify`, without the reasoning. */
+  score(fields: FormFields, accountId?: string): Score;
 }

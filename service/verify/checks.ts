@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Classifier, Verdict } from '../../core/classifier/types.ts';
+import type { Classifier, Score, Verdict } from '../../core/classifier/types.ts';
 import { formatHostPort } from '../origin/host.ts';
 import type { ReviewSink } from '../review/intake/job-schema.ts';
 import type { TrafficRecorder } from '../review/dashboard/traffic.ts';
@@ -121,9 +121,10 @@ interface ReviewItem {
 
 /** Scores with the shadow, counts the pair, then offers the submission for review with both verdicts. */
 function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classifier, item: ReviewItem): void {
-  let other: Verdict;
+  let other: Score;
   try {
-    other = shadow.classify(item.fields);
+    // The account's own correction applies as it does for the active model; no reasoning, nobody reads it.
+    other = shadow.score(item.fields, item.accountId);
   } catch (err) {
     deps.log?.warn({ err, shadowVersion: shadow.modelVersion }, 'shadow model failed to score');
     offerForReview(deps, item);
@@ -135,7 +136,7 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
   else sampling.metrics.disagreed.inc({ version, active: item.verdict.status, shadow: other.status });
   // Queued first: only a submission in review can be labelled, so only its pair is kept for shadow-report.
   const queued = offerForReview(deps, item, other);
-  const score = (v: Verdict) => ({ version: v.modelVersion, status: v.status, spamProbability: v.spamProbability });
+  const pairOf = (v: Score) => ({ version: v.modelVersion, status: v.status, spamProbability: v.spamProbability });
   void sampling.sink
     ?.record(
       {
@@ -143,8 +144,8 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
         accountId: item.accountId,
         formId: item.formId,
         receivedAt: item.receivedAt,
-        active: score(item.verdict),
-        shadow: score(other),
+        active: pairOf(item.verdict),
+        shadow: pairOf(other),
       },
       queued,
     )
@@ -152,7 +153,7 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
 }
 
 /** Offers the verdict to the review queue; true when it goes to review. */
-function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Verdict): boolean {
+function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Score): boolean {
   if (deps.reviewSink === undefined) return false;
   const o = originHostOf(item.origin);
   try {

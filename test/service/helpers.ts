@@ -51,6 +51,9 @@ export function stubClassifier(behaviour: 'legitimate' | 'throw' = 'legitimate')
       if (behaviour === 'throw') throw new Error('classifier exploded');
       return { status: 'legitimate', spamProbability: 0.1, confidence: 0.9, signals: [], reasoning: 'stub', modelVersion: 'stub-1' };
     },
+    score(fields: FormFields, accountId?: string) {
+      return this.classify(fields, accountId);
+    },
   };
 }
 

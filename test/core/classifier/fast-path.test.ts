@@ -14,6 +14,7 @@ const modelsDir = path.join(repoRoot, 'models');
 let classifier: LinearClassifier;
 let examples: SparseExample[];
 let reference: Float32Array;
+let testFields: Array<Parameters<LinearClassifier['classify']>[0]>;
 
 beforeAll(async () => {
   await initBackend('cpu');
@@ -23,6 +24,7 @@ beforeAll(async () => {
   const { records } = loadDataDir(path.join(repoRoot, 'data'));
   const { test } = splitRecords(records, { seed: classifier.manifest.parameters.seed, validation: 0.15, test: 0.15 });
   const extractor = new FeatureExtractor(classifier.manifest.featureSettings);
+  testFields = test.map((r) => r.fields);
   examples = test.map((r) => extractor.extractCopy(r.fields));
   const model = await loadReferenceModel(path.join(modelsDir, version));
   reference = predictReference(model, examples);
@@ -39,5 +41,12 @@ describe('fast inference path', () => {
       worst = Math.max(worst, Math.abs(p - (reference[i] as number)));
     }
     expect(worst).toBeLessThan(1e-5);
+  });
+
+  it("score() (the shadow model's path, no reasoning) decides exactly as classify() on the whole test split", () => {
+    for (const fields of testFields) {
+      const { status, spamProbability, confidence, modelVersion } = classifier.classify(fields);
+      expect(classifier.score(fields)).toEqual({ status, spamProbability, confidence, modelVersion });
+    }
   });
 });

@@ -54,6 +54,9 @@ export const keywordClassifier: Classifier = {
       modelVersion: 'keyword-test',
     };
   },
+  score(fields: FormFields, accountId?: string) {
+    return this.classify(fields, accountId);
+  },
 };
 
 export interface ReviewAppFixture {

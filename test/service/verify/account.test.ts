@@ -14,6 +14,9 @@ function recordingClassifier(): Classifier & { accounts: (string | undefined)[] 
       accounts.push(accountId);
       return { status: 'legitimate', spamProbability: 0.1, confidence: 0.9, signals: [], reasoning: 'stub', modelVersion: 'stub-1' };
     },
+    score(fields: FormFields, accountId?: string) {
+      return this.classify(fields, accountId);
+    },
   };
 }
 
