@@ -163,7 +163,7 @@ async function main(): Promise<void> {
         repoRoot,
         tmp,
         env: (port) => serviceEnv(port, redisClient !== undefined),
-        redis: redisClient !== undefined,
+        redis: redisClient,
         defaultRate: DEFAULT_SHADOW_SAMPLE_RATE,
         bodies: realistic,
         rounds: cfg.rounds,
@@ -289,7 +289,8 @@ async function main(): Promise<void> {
     for (const s of servers.reverse()) await stopServer(s);
     if (redisClient !== undefined) {
       let deleted = 0;
-      for (const pattern of [`${runId}:*`, `${runId}*`]) {
+      // Shadow keys carry their prefix as a Cluster hash tag: `{<runId>:…}`.
+      for (const pattern of [`${runId}*`, `{${runId}*`]) {
         let cursor = '0';
         do {
           const [next, keys] = await redisClient.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { listModelVersions } from '../../core/classifier/load.ts';
 import { writeServingRecord } from '../../core/classifier/serving-record.ts';
+import type { Redis } from 'ioredis';
+import { REVIEW_QUEUE } from '../../service/review/intake/queue.ts';
 import type { BenchBody } from './bodies.ts';
 import { load, median, type LoadResult } from './load.ts';
 import { freePort, startServer, stopServer, type Started } from './processes.ts';
@@ -30,6 +32,17 @@ function cpuMicros(pid: number): number {
 // Linux's USER_HZ: 100 on every mainstream architecture.
 const CLOCK_TICKS = os.platform() === 'linux' ? 100 : NaN;
 
+/** Waits (at most 30 s) until the review queue under `prefix` has no job waiting or being ingested. */
+async function drained(redis: Redis | undefined, prefix: string | undefined): Promise<void> {
+  if (redis === undefined || prefix === undefined) return;
+  const key = (list: string) => `${prefix}:${REVIEW_QUEUE}:${list}`;
+  for (let i = 0; i < 300; i++) {
+    const [waiting, active] = await Promise.all([redis.llen(key('wait')), redis.llen(key('active'))]);
+    if (waiting + active === 0) return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
 /**
  * A models folder holding the bundled model and, with `shadow`, a second copy under another version named as the
  * shadow in serving.json: the shadow costs what a real one would (same size), and agrees with the active model.
@@ -55,7 +68,8 @@ export async function shadowScenario(o: {
   repoRoot: string;
   tmp: string;
   env: (port: number) => NodeJS.ProcessEnv;
-  redis: boolean;
+  /** Redis mode: the bench's client (to wait for each service's review queue to drain); undefined: embedded mode. */
+  redis: Redis | undefined;
   defaultRate: number;
   bodies: readonly BenchBody[];
   rounds: number;
@@ -75,10 +89,23 @@ export async function shadowScenario(o: {
     ['control', plain, undefined],
   ];
   const servers: Started[] = [];
+  const prefixes = new Map<string, string | undefined>();
   try {
     for (const [name, dir, rate] of targets) {
       const port = await freePort();
-      const env = { ...o.env(port), MODELS_DIR: dir, ...(rate === undefined ? {} : { SHADOW_SAMPLE_RATE: rate }) };
+      const base = o.env(port);
+      // Redis keys of its own: otherwise each service's in-process review worker drains the others' queue during
+      // their rounds, and their CPU time is charged to whichever runs.
+      const own = (key: string) => (base[key] === undefined ? {} : { [key]: `${base[key]}:${name}` });
+      const env: NodeJS.ProcessEnv = {
+        ...base,
+        ...own('BULLMQ_PREFIX'),
+        ...own('RATE_LIMIT_PREFIX'),
+        ...own('SHADOW_PREFIX'),
+        MODELS_DIR: dir,
+        ...(rate === undefined ? {} : { SHADOW_SAMPLE_RATE: rate }),
+      };
+      prefixes.set(name, env.BULLMQ_PREFIX);
       servers.push(
         await startServer({
           name,
@@ -108,8 +135,10 @@ export async function shadowScenario(o: {
       for (const s of [...servers.slice(r % servers.length), ...servers.slice(0, r % servers.length)]) {
         const cpu0 = cpuMicros(s.pid);
         const res = await load({ target: s.name, url: s.url, bodies: o.bodies, durationS: o.durationS });
-        // The shadow's work runs after each answer: wait for the tail of it before reading the CPU time.
+        // The shadow's work runs after each answer, and the review worker ingests what was queued: wait for both
+        // before reading the CPU time, so each service's round carries its own work and no other round gets it.
         await new Promise((done) => setTimeout(done, 200));
+        await drained(o.redis, prefixes.get(s.name));
         const cpuUs = (cpuMicros(s.pid) - cpu0) / Math.max(1, res.requests);
         results.push(res);
         cpuPerRequest.push({ target: s.name, us: cpuUs });
@@ -140,7 +169,7 @@ export async function shadowScenario(o: {
     const cpuRatios = Object.fromEntries(
       servers.slice(1).map((s) => [s.name, median(cpuOf(s.name).map((us, i) => (cpuBase[i] as number) / us))]),
     );
-    return { defaultRate: o.defaultRate, redis: o.redis, byTarget, ratios, cpuRatios };
+    return { defaultRate: o.defaultRate, redis: o.redis !== undefined, byTarget, ratios, cpuRatios };
   } finally {
     for (const s of servers.reverse()) await stopServer(s);
   }
