@@ -51,6 +51,10 @@ export interface AppDeps {
   readonly maxVerifyInFlight?: number;
   /** Longest a verify request waits for one of those before it is shed (ms). */
   readonly maxVerifyWaitMs?: number;
+  /** Verify work (ms) one event-loop turn may do; the rest waits for the next turn. */
+  readonly verifyTurnBudgetMs?: number;
+  /** After a turn that accepted a connection, verify work waits up to this long (ms) for the next turns; 0: off. */
+  readonly verifyAcceptFirstMs?: number;
   readonly metricsRegistry?: Registry;
   readonly collectDefaultMetrics?: boolean;
   readonly reviewSink?: ReviewSink;
@@ -163,6 +167,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxEventLoopUtilization: deps.maxEventLoopUtilization ?? 0,
     maxInFlight: deps.maxVerifyInFlight ?? 0,
     maxWaitMs: deps.maxVerifyWaitMs ?? 1000,
+    ...(deps.verifyTurnBudgetMs === undefined ? {} : { turnBudgetMs: deps.verifyTurnBudgetMs }),
+    ...(deps.verifyAcceptFirstMs === undefined ? {} : { acceptFirstMs: deps.verifyAcceptFirstMs }),
     pressureSampleMs: pressureSampleMs(deps.maxEventLoopDelayMs ?? 1000),
     stallMs: STALLED_BODY_MS,
   });

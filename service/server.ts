@@ -149,6 +149,8 @@ async function main(env: Env): Promise<void> {
     maxEventLoopUtilization: env.MAX_EVENT_LOOP_UTILIZATION,
     maxVerifyInFlight: env.MAX_VERIFY_IN_FLIGHT,
     maxVerifyWaitMs: env.MAX_VERIFY_WAIT_MS,
+    verifyTurnBudgetMs: env.VERIFY_TURN_BUDGET_MS,
+    verifyAcceptFirstMs: env.VERIFY_ACCEPT_FIRST_MS,
     metricsRegistry,
     collectDefaultMetrics: true,
     ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic }),

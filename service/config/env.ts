@@ -176,6 +176,8 @@ export const envSchema = z.object({
   MAX_EVENT_LOOP_UTILIZATION: number(0).pipe(z.number().min(0).max(1)),
   MAX_VERIFY_IN_FLIGHT: number(16).pipe(z.number().int().min(0)),
   MAX_VERIFY_WAIT_MS: number(1000).pipe(z.number().int().min(1)),
+  VERIFY_TURN_BUDGET_MS: number(10).pipe(z.number().min(0.1)),
+  VERIFY_ACCEPT_FIRST_MS: number(50).pipe(z.number().min(0)),
   // Redis circuit breaker (rate limit, failed-key guard, review queue add).
   REDIS_BREAKER_FAILURES: number(3).pipe(z.number().int().min(1)),
   REDIS_BREAKER_TIMEOUT_MS: number(50).pipe(z.number().int().min(1)),

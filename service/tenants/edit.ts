@@ -82,6 +82,11 @@ export function revokeKey(file: TenantsFile, accountId: string, keyId: string): 
   const before = a.apiKeys.length;
   a.apiKeys = a.apiKeys.filter((k) => k.id !== keyId);
   if (a.apiKeys.length === before) throw new EditError(`account "${accountId}" has no key "${keyId}"`);
+  // The service refuses a file without keys and keeps the last good one, so this revocation would never take effect.
+  if (next.accounts.every((x) => x.apiKeys.length === 0))
+    throw new EditError(
+      `revoking "${keyId}" would leave the file without any API key, which the service refuses (it would keep serving the old key); issue the replacement first (issue-key ${accountId}), then revoke this one`,
+    );
   return next;
 }
 

@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Tenants } from './compile.ts';
+import { TenantsError, type Tenants } from './compile.ts';
 import { loadTenantsFile } from './load.ts';
 
 /** What the app reads tenants through: always the last good configuration. */
@@ -17,7 +17,7 @@ export type ReloadResult =
  * failed-key guard), which is far likelier a truncated write or a wrong file than an intent. To stop serving, stop
  * the service; to take one account's access away, remove that account or its keys.
  */
-function emptiedReason(t: Tenants): string | undefined {
+export function emptiedReason(t: Tenants): string | undefined {
   if (t.accounts.size === 0) return 'the edit leaves no accounts, so every API key would be refused; refused as a mistake';
   if (t.keys.size === 0) return 'the edit leaves no API keys, so every request would be refused; refused as a mistake';
   return undefined;
@@ -44,7 +44,11 @@ export class TenantsStore implements TenantsSource {
 
   /** Loads the file; an invalid file throws a TenantsError naming the place, which stops start-up. */
   static async open(file: string, log: Logger): Promise<TenantsStore> {
-    return new TenantsStore(file, await loadTenantsFile(file), log);
+    const loaded = await loadTenantsFile(file);
+    // At start-up too: a service that refuses every key is a mistake to stop on, not a configuration to serve.
+    const emptied = emptiedReason(loaded.tenants);
+    if (emptied !== undefined) throw new TenantsError(`${file}: ${emptied}`);
+    return new TenantsStore(file, loaded, log);
   }
 
   get current(): Tenants {

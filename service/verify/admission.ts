@@ -20,6 +20,12 @@ export interface AdmissionOptions {
    * timer) waited behind all of them; a slot limit alone never sees them, as each finishes before the next is read.
    */
   readonly turnBudgetMs: number;
+  /**
+   * After a turn that accepted a connection, verify work waits for the next turn, for at most this long since the last
+   * work (0: never): libuv accepts one connection per event-loop turn, so a burst of connections (a load balancer's
+   * probe behind them) is let in at the pace of turns, and a turn with a 63 KB classification in it is a slow pace.
+   */
+  readonly acceptFirstMs?: number;
   readonly now?: () => number;
 }
 
@@ -47,19 +53,36 @@ export class Admission {
   #sweeper: NodeJS.Timeout | undefined;
   /** Work done since the last turn boundary (a pump, or the tick timer below). */
   #spent = 0;
+  /** Recent work per request (ms, moving average): what a request let in from the queue is expected to cost. */
+  #perRequest = 1;
+  #acceptedThisTurn = false;
+  /** When the pump last let requests in (performance.now()). */
+  #lastWork = 0;
+  /** This turn's budget: the configured one, more after turns given to accepting (so work keeps a share of the time). */
+  #budget: number;
   #pumping: NodeJS.Immediate | undefined;
   readonly #tick: NodeJS.Timeout;
 
   constructor(options: AdmissionOptions) {
     this.#o = options;
+    this.#budget = options.turnBudgetMs;
     // Turns without a pump (no one waiting) start afresh too: the budget is per turn, not a running total.
-    this.#tick = setInterval(() => (this.#spent = 0), 10);
+    this.#tick = setInterval(() => {
+      this.#spent = 0;
+      this.#budget = this.#o.turnBudgetMs;
+    }, 10);
     this.#tick.unref();
   }
 
-  /** Counts `ms` of verify work done in the current turn. */
+  /** A connection was accepted in this turn. */
+  connectionAccepted(): void {
+    this.#acceptedThisTurn = true;
+  }
+
+  /** Counts one request's `ms` of verify work, done in the current turn. */
   spend(ms: number): void {
     this.#spent += ms;
+    this.#perRequest += (ms - this.#perRequest) / 16;
   }
 
   get inFlight(): number {
@@ -72,7 +95,7 @@ export class Admission {
 
   /** Calls `admit` now or once a slot frees, or `shed` if none frees in time (or too many are waiting). */
   enter(admit: (ticket: Ticket) => void, shed: () => void): void {
-    if (this.#counted < this.#o.maxInFlight && this.#waiting.length === 0 && this.#spent < this.#o.turnBudgetMs) {
+    if (this.#counted < this.#o.maxInFlight && this.#waiting.length === 0 && this.#spent < this.#budget) {
       admit(this.#ticket());
       return;
     }
@@ -123,15 +146,25 @@ export class Admission {
     return ticket;
   }
 
-  /** Lets waiting requests in while slots and this turn's budget allow (an admitted request may run to its answer here). */
-  #admitWaiting(): void {
-    while (this.#counted < this.#o.maxInFlight && this.#waiting.length > 0 && this.#spent < this.#o.turnBudgetMs) {
+  /**
+   * Lets waiting requests in while slots and this turn's budget allow. Their work runs after this call returns, so
+   * the budget counts each at the recent cost per request; `atLeastOne` (a turn boundary) guarantees progress.
+   */
+  #admitWaiting(atLeastOne = false): void {
+    let planned = 0;
+    while (
+      this.#counted < this.#o.maxInFlight &&
+      this.#waiting.length > 0 &&
+      ((atLeastOne && planned === 0) || this.#spent + planned + this.#perRequest <= this.#budget)
+    ) {
       const w = this.#waiting.shift() as Waiter;
       clearTimeout(w.timer);
+      planned += this.#perRequest;
       w.admit(this.#ticket());
     }
-    // Stopped by the budget: the rest go on after the I/O of the next turn (new requests, /healthz) is read.
-    if (this.#waiting.length > 0 && this.#spent >= this.#o.turnBudgetMs) this.#pumpSoon();
+    // The rest go on in the next turn, after its I/O is read: libuv accepts one connection per turn, so short turns
+    // are what lets new connections (a load balancer's /healthz) in while verify is saturated.
+    if (this.#waiting.length > 0 && this.#counted < this.#o.maxInFlight) this.#pumpSoon();
   }
 
   /** A turn boundary after this turn's I/O: setImmediate runs once the poll phase is done. */
@@ -139,8 +172,21 @@ export class Admission {
     if (this.#pumping !== undefined) return;
     this.#pumping = setImmediate(() => {
       this.#pumping = undefined;
+      const now = performance.now();
+      const sinceWork = now - this.#lastWork;
+      if (this.#acceptedThisTurn && sinceWork < (this.#o.acceptFirstMs ?? 0)) {
+        this.#acceptedThisTurn = false;
+        this.#pumpSoon();
+        return;
+      }
+      this.#acceptedThisTurn = false;
+      this.#lastWork = now;
       this.#spent = 0;
-      this.#admitWaiting();
+      // After turns given to accepting, half the time they took (at most half the deferral) is added to this turn's
+      // budget, so verify keeps a share of the time even while connections keep arriving.
+      const deferred = Math.min(sinceWork, this.#o.acceptFirstMs ?? 0);
+      this.#budget = this.#o.turnBudgetMs + (deferred > 2 * this.#o.turnBudgetMs ? deferred / 2 : 0);
+      this.#admitWaiting(true);
     });
   }
 

@@ -25,12 +25,18 @@ export interface VerifyPluginOptions {
   readonly stallMs?: number;
   /** Longest a verify request waits for a slot before it is shed (ms). */
   readonly maxWaitMs?: number;
+  /** Verify work (ms) per event-loop turn before the rest waits for the next turn. */
+  readonly turnBudgetMs?: number;
+  /** After a turn that accepted a connection, verify work waits up to this long for the next turns (0: off). */
+  readonly acceptFirstMs?: number;
 }
 
 /** Requests waiting for a slot at once, at most: each holds only its socket (its body is not read). */
 const MAX_WAITING = 10_000;
 /** Verify work per event-loop turn before the rest wait for the next: bounds how long /healthz waits behind a burst. */
-const TURN_BUDGET_MS = 25;
+const TURN_BUDGET_MS = 10;
+/** After a turn that accepted a connection, verify work waits up to this long: see AdmissionOptions.acceptFirstMs. */
+const ACCEPT_FIRST_MS = 50;
 
 export const VERIFY_PATH = '/v1/verify';
 /** The length formNotFoundBody cuts formId to; the log line keeps no more. */
@@ -66,11 +72,15 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       maxWaitMs: opts.maxWaitMs ?? 1000,
       maxWaiting: MAX_WAITING,
       stallMs: opts.stallMs ?? 1000,
-      turnBudgetMs: TURN_BUDGET_MS,
+      turnBudgetMs: opts.turnBudgetMs ?? TURN_BUDGET_MS,
+      acceptFirstMs: opts.acceptFirstMs ?? ACCEPT_FIRST_MS,
     });
     const started = new WeakMap<FastifyRequest, number>();
     const tickets = new WeakMap<FastifyRequest, Ticket>();
+    const onConnection = () => admission.connectionAccepted();
+    app.server.on('connection', onConnection);
     app.addHook('onClose', (_app, done) => {
+      app.server.off('connection', onConnection);
       admission.close();
       done();
     });

@@ -50,6 +50,13 @@ describe('npm run tenants', () => {
     expect(listed.stdout).toContain('form signup: shop.example, *.shop.example');
     expect(listed.stdout).not.toContain(key);
 
+    // The only key cannot go: the service would refuse a file without keys and keep serving this one.
+    const before = await readFile(file, 'utf8');
+    await expect(tenantsCli('revoke-key', 'shop', 'web')).rejects.toMatchObject({
+      stderr: expect.stringContaining('issue the replacement first (issue-key shop)'),
+    });
+    expect(await readFile(file, 'utf8')).toBe(before);
+    await tenantsCli('issue-key', 'shop', '--id', 'spare');
     await tenantsCli('revoke-key', 'shop', 'web');
     expect(await verifyWith(key)).toBe(401);
   });

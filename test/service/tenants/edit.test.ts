@@ -29,9 +29,14 @@ describe('tenants edits', () => {
   });
 
   it('revokes a key so it no longer opens anything', () => {
-    const issued = issueKey(addAccount({ accounts: [] }, 'acme'), 'acme', 'k1');
+    const issued = issueKey(issueKey(addAccount({ accounts: [] }, 'acme'), 'acme', 'k0').file, 'acme', 'k1');
     const t = parseTenants(JSON.stringify(revokeKey(issued.file, 'acme', 'k1')), 'x');
     expect(t.keys.get(sha256Hex(issued.key))).toBeUndefined();
+  });
+
+  it('refuses to revoke the last key of the file, which the service would refuse to load', () => {
+    const issued = issueKey(addAccount({ accounts: [] }, 'acme'), 'acme', 'k1');
+    expect(() => revokeKey(issued.file, 'acme', 'k1')).toThrow(/issue the replacement first \(issue-key acme\)/);
   });
 
   it('refuses duplicates and unknown names with a message for people', () => {

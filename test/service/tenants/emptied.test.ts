@@ -42,6 +42,17 @@ describe('a tenants edit that would lock every client out', () => {
   );
 });
 
+describe('a tenants file without accounts or keys at start-up', () => {
+  it.each([
+    ['no accounts', { accounts: [] }],
+    ['no API keys', { accounts: tenantsFile().accounts.map((a) => ({ ...a, apiKeys: [] })) }],
+  ])('stops start-up when it leaves %s, naming the file and why', async (what, emptied) => {
+    const file = path.join(dir, 'tenants.json');
+    await writeFile(file, JSON.stringify(emptied));
+    await expect(TenantsStore.open(file, captureLogger().logger)).rejects.toThrow(`${file}: the edit leaves ${what}`);
+  });
+});
+
 describe('a tenants reload that makes a key valid again', () => {
   it('lets a client the failed-key guard blocked while its key was missing back in at once', async () => {
     const file = path.join(dir, 'tenants.json');

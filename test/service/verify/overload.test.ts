@@ -175,6 +175,38 @@ describe('Admission', () => {
     a.close();
   });
 
+  it('after a turn that accepted a connection, lets the next waiting request in a turn later (at most acceptFirstMs after the last work)', async () => {
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+    };
+    const admittedAfter = async (acceptFirstMs: number): Promise<number> => {
+      const a = new Admission({ maxInFlight: 16, maxWaitMs: 60_000, maxWaiting: 10, stallMs: 60_000, turnBudgetMs: 1, acceptFirstMs });
+      // One turn of work so far: the budget is spent, the next request waits for a turn of its own.
+      a.enter(
+        (t) => a.bodyDone(t),
+        () => undefined,
+      );
+      await turns(1);
+      a.spend(5);
+      let admitted = false;
+      a.enter(
+        () => (admitted = true),
+        () => undefined,
+      );
+      // Connections are accepted in each of the next turns (a burst at the listener).
+      let n = 0;
+      for (; n < 20 && !admitted; n++) {
+        a.connectionAccepted();
+        await turns(1);
+      }
+      a.close();
+      return n;
+    };
+    expect(await admittedAfter(0)).toBe(1);
+    // With accept-first, no verify work while connections keep being accepted, until acceptFirstMs since the last work.
+    expect(await admittedAfter(60_000)).toBe(20);
+  });
+
   it('stops counting a request whose body stalled, so slow clients cannot hold every slot', () => {
     let now = 0;
     const a = new Admission({ maxInFlight: 2, maxWaitMs: 60_000, maxWaiting: 10, stallMs: 1000, turnBudgetMs: 1000, now: () => now });
