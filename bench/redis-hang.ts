@@ -72,6 +72,9 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
     stderrFile: path.join(tmp, 'verify.stderr'),
   });
   const during: number[] = [];
+  /** Hang-window requests over 20 ms: when they were sent (ms after the hang began) and how long they took. */
+  const slow: Array<{ sentAtMs: number; ms: number }> = [];
+  let hangStart = 0;
   const beforeHang: number[] = [];
   const all: number[] = [];
   let failed = 0;
@@ -87,6 +90,7 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
       if (!hung && elapsed >= 2000 && elapsed < 2000 + hangS * 1000) {
         process.kill(redis.pid, 'SIGSTOP');
         hung = true;
+        hangStart = performance.now();
       } else if (hung && elapsed >= 2000 + hangS * 1000) {
         process.kill(redis.pid, 'SIGCONT');
         hung = false;
@@ -107,6 +111,7 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
             if (r.status !== 200) failed++;
             all.push(ms);
             if (inHang) during.push(ms);
+            if (inHang && ms > 20) slow.push({ sentAtMs: Math.round(start - hangStart), ms: Math.round(ms) });
             if (preHang) beforeHang.push(ms);
           },
           () => void failed++,
@@ -136,6 +141,7 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
     hangP99Ms: r2(percentile(d, 99)),
     hangMaxMs: r2(d.at(-1) ?? NaN),
     slowerThan20Ms: d.filter((x) => x > 20).length,
+    slow: slow.sort((x, y) => x.sentAtMs - y.sentAtMs),
   };
 }
 

@@ -28,6 +28,8 @@ export class CircuitBreaker {
   #failures = 0;
   #probeTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Calls waiting on the dependency now: released to their fallback at once when the breaker opens. */
+  readonly #waiting = new Set<(err: Error) => void>();
 
   constructor(options: BreakerOptions) {
     this.#o = options;
@@ -71,6 +73,9 @@ export class CircuitBreaker {
 
   #open(reason: string): void {
     this.#state = 'open';
+    // They wait on the dependency that just failed this many calls in a row: no need to wait out their own timeouts.
+    for (const release of this.#waiting) release(new BreakerTimeoutError(`circuit opened: ${reason}`));
+    this.#waiting.clear();
     this.#o.onChange?.('open', reason);
     this.#scheduleProbe();
   }
@@ -92,11 +97,14 @@ export class CircuitBreaker {
 
   async #bounded<T>(call: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    let release: ((err: Error) => void) | undefined;
     const pending = call();
     try {
       return await Promise.race([
         pending,
         new Promise<never>((_, reject) => {
+          release = reject;
+          this.#waiting.add(reject);
           timer = setTimeout(() => reject(new BreakerTimeoutError(`no answer within ${this.#o.callTimeoutMs} ms`)), this.#o.callTimeoutMs);
         }),
       ]);
@@ -106,6 +114,7 @@ export class CircuitBreaker {
       throw err;
     } finally {
       clearTimeout(timer);
+      if (release !== undefined) this.#waiting.delete(release);
     }
   }
 }
