@@ -33,7 +33,7 @@ const reportBody = z.object({
 const tags = ['review console'];
 
 /** A list row: the item as stored, with what the row shows first (the message, the sender's address). */
-export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['label']; queued: boolean }) {
+export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['label']; queued: boolean; campaign?: number }) {
   const { message, email } = messageOf(entry.item.fields);
   const l = entry.label;
   return {
@@ -41,6 +41,7 @@ export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['lab
     message,
     email: email ?? null,
     queued: entry.queued,
+    campaign: entry.campaign ?? 1,
     label: l === undefined ? null : { label: l.label, moderatorId: l.moderatorId, labelledAt: l.labelledAt, labelId: l.labelId ?? null },
   };
 }

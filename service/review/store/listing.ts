@@ -25,6 +25,8 @@ export interface ListEntry {
   readonly label: LabelRecord | undefined;
   /** False for a submission that was not queued, whose fields were kept for reporting a miss. */
   readonly queued: boolean;
+  /** How many identical submissions this item stands for (a campaign merged into it), itself included. */
+  readonly campaign: number;
 }
 
 export interface ListPage {
@@ -123,9 +125,9 @@ export class Listing {
     const items = await this.ctx.items(k, ids);
     const gone = ids.filter((_, i) => items[i] === undefined);
     if (gone.length > 0) await this.#forget(k, filter, gone);
-    const labels = await this.#labels(k, ids);
+    const [labels, campaigns] = await Promise.all([this.#labels(k, ids), this.#campaigns(k, ids)]);
     const entries: ListEntry[] = [];
-    items.forEach((item, i) => item !== undefined && entries.push({ item, label: labels[i], queued: true }));
+    items.forEach((item, i) => item !== undefined && entries.push({ item, label: labels[i], queued: true, campaign: campaigns[i] ?? 1 }));
     return { entries, total: Math.max(0, total - gone.length) };
   }
 
@@ -180,22 +182,31 @@ export class Listing {
     }
   }
 
+  /** Each item's campaign size: one SCARD per item, pipelined (a set exists only once a duplicate was merged). */
+  async #campaigns(k: AccountKeys, ids: readonly string[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const p = this.ctx.redis.pipeline();
+    for (const id of ids) p.scard(k.campaign(id));
+    return ((await p.exec()) ?? []).map(([err, n]) => (err ? 1 : Number(n) + 1));
+  }
+
   /** Search hits as entries: a reported miss is an item by now, a kept submission shows its kept fields. */
   async #entries(k: AccountKeys, page: { id: string; kind: 'item' | 'kept' }[]): Promise<ListEntry[]> {
     if (page.length === 0) return [];
     const ids = page.map((p) => p.id);
-    const [items, kept, labels] = await Promise.all([
+    const [items, kept, labels, campaigns] = await Promise.all([
       this.ctx.items(k, ids),
       this.ctx.redis.mget(...ids.map((id) => k.kept(id))),
       this.#labels(k, ids),
+      this.#campaigns(k, ids),
     ]);
     const out: ListEntry[] = [];
     page.forEach((_, i) => {
       const item = items[i];
-      if (item !== undefined) return void out.push({ item, label: labels[i], queued: true });
+      if (item !== undefined) return void out.push({ item, label: labels[i], queued: true, campaign: campaigns[i] ?? 1 });
       const raw = kept[i];
       const parsed = raw === null || raw === undefined ? undefined : reviewJobSchema.safeParse(parseJson(raw));
-      if (parsed?.success) out.push({ item: parsed.data, label: undefined, queued: false });
+      if (parsed?.success) out.push({ item: parsed.data, label: undefined, queued: false, campaign: 1 });
     });
     return out;
   }

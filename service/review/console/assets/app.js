@@ -285,6 +285,7 @@ function renderList() {
         badge(item.verdict.status),
         el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
         ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
+        item.campaign > 1 ? el('span', { className: 'badge campaign', text: `×${item.campaign} identical` }) : undefined,
         el('span', { text: item.formId }),
         el('span', { className: 'time', text: when(item.receivedAt) }),
         item.label ? el('span', { className: 'labelled', text: `labelled ${item.label.label}` }) : undefined,
@@ -394,6 +395,9 @@ function renderDetail(entry) {
   fact('Origin', item.origin ?? '(none)');
   fact('Model', v.modelVersion);
   if (label) fact('Labelled', `${label.label} by ${label.moderatorId}, ${when(label.labelledAt)}`);
+  // A flood: identical submissions merged into this one item; one label settles them all.
+  if (item.campaign > 1)
+    fact('Campaign', `${item.campaign} identical submissions (this one and ${item.campaign - 1} more); one label covers them`);
   detail.append(facts);
   if (queued === false && entry.fieldsKept === false) {
     detail.append(

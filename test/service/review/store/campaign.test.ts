@@ -42,6 +42,12 @@ describe('a spam flood to one account', () => {
     const campaign = await store.items.campaign('acme', leader);
     expect(campaign.count).toBe(50);
     expect(new Set(campaign.submissionIds)).toEqual(new Set(flood.map((j) => j.submissionId)));
+    // The console's list says how many submissions each item stands for.
+    const page = await store.listing.list('acme', {});
+    expect(page.entries.map((e) => [e.item.submissionId, e.campaign])).toEqual([
+      [leader, 50],
+      [other.submissionId, 1],
+    ]);
 
     expect(await store.labels.label('acme', leader, 'spam', 'alice')).toBeDefined();
     expect(await store.items.counts('acme')).toEqual({ pending: 1, labelled: 1 });
