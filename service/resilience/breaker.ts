@@ -59,7 +59,11 @@ export class CircuitBreaker {
   /** Counts a failure seen by a caller that does its own timing (the review queue add). */
   failed(reason: string): void {
     if (this.#state === 'open') return;
-    if (++this.#failures >= this.#o.failures) this.#open(`${this.#failures} ${reason} calls in a row`);
+    this.#failures++;
+    // A call timed out while others still wait on the same dependency: they count as failing too, so a hang opens
+    // the breaker at its first timeout under load instead of after `failures` timeouts, each a request's wait.
+    const waiting = reason === 'slow' ? this.#waiting.size : 0;
+    if (this.#failures + waiting >= this.#o.failures) this.#open(`${this.#failures} ${reason} calls in a row, ${waiting} more waiting`);
   }
 
   succeeded(): void {

@@ -17,15 +17,27 @@ describe('CircuitBreaker', () => {
       void breaker.run(hung, () => 'fallback').then(() => (settledAt[i] = Date.now() - start));
       await vi.advanceTimersByTimeAsync(10);
     }
-    // The third call times out at 70 ms and opens the circuit; the fourth and fifth (sent at 30 and 40 ms) are let go then.
-    await vi.advanceTimersByTimeAsync(70 - 50);
+    // The first call times out at 50 ms with four more waiting on the same hung dependency: that is three failures and
+    // more, so the circuit opens then, and the four are let go at once instead of each at its own timeout.
     expect(breaker.state).toBe('open');
-    expect(settledAt).toEqual([50, 60, 70, 70, 70]);
+    expect(settledAt).toEqual([50, 50, 50, 50, 50]);
     // And from now on no call waits at all.
     let answered: string | undefined;
     void breaker.run(hung, () => 'fallback').then((v) => (answered = v));
     await vi.advanceTimersByTimeAsync(0);
     expect(answered).toBe('fallback');
+    breaker.close();
+  });
+
+  it('stays closed after one slow call when nothing else was waiting, and opens after three in a row', async () => {
+    vi.useFakeTimers();
+    const breaker = new CircuitBreaker({ failures: 3, callTimeoutMs: 50, openMs: 1000, probe: () => new Promise(() => undefined) });
+    const hung = () => new Promise<string>(() => undefined);
+    for (let i = 1; i <= 3; i++) {
+      void breaker.run(hung, () => 'fallback');
+      await vi.advanceTimersByTimeAsync(50);
+      expect(breaker.state).toBe(i < 3 ? 'closed' : 'open');
+    }
     breaker.close();
   });
 });
