@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { TenantsError, type Tenants } from './compile.ts';
+import type { Tenants } from './compile.ts';
 import { loadTenantsFile } from './load.ts';
 
 /** What the app reads tenants through: always the last good configuration. */
@@ -45,9 +45,9 @@ export class TenantsStore implements TenantsSource {
   /** Loads the file; an invalid file throws a TenantsError naming the place, which stops start-up. */
   static async open(file: string, log: Logger): Promise<TenantsStore> {
     const loaded = await loadTenantsFile(file);
-    // At start-up too: a service that refuses every key is a mistake to stop on, not a configuration to serve.
+    // At start-up there is no earlier configuration to keep (and a console-only set-up has no keys yet): say it loudly.
     const emptied = emptiedReason(loaded.tenants);
-    if (emptied !== undefined) throw new TenantsError(`${file}: ${emptied}`);
+    if (emptied !== undefined) log.error({ tenantsFile: file, reason: emptied }, 'tenants file: every verify request will be refused');
     return new TenantsStore(file, loaded, log);
   }
 

@@ -46,11 +46,20 @@ describe('a tenants file without accounts or keys at start-up', () => {
   it.each([
     ['no accounts', { accounts: [] }],
     ['no API keys', { accounts: tenantsFile().accounts.map((a) => ({ ...a, apiKeys: [] })) }],
-  ])('stops start-up when it leaves %s, naming the file and why', async (what, emptied) => {
-    const file = path.join(dir, 'tenants.json');
-    await writeFile(file, JSON.stringify(emptied));
-    await expect(TenantsStore.open(file, captureLogger().logger)).rejects.toThrow(`${file}: the edit leaves ${what}`);
-  });
+  ])(
+    'starts with %s (nothing earlier to keep) and logs at error level that every verify request will be refused',
+    async (what, emptied) => {
+      const file = path.join(dir, 'tenants.json');
+      await writeFile(file, JSON.stringify(emptied));
+      const log = captureLogger();
+      const store = await TenantsStore.open(file, log.logger);
+      store.close();
+      expect(log.lines.find((l) => l.msg === 'tenants file: every verify request will be refused')).toMatchObject({
+        level: 50,
+        reason: expect.stringContaining(`leaves ${what}`),
+      });
+    },
+  );
 });
 
 describe('a tenants reload that makes a key valid again', () => {
