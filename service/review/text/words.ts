@@ -48,7 +48,21 @@ export function queryWords(query: string): string[] | undefined {
   return words.size === 0 ? undefined : [...words].slice(0, MAX_QUERY_WORDS);
 }
 
+/**
+ * Recent words' hashes: most words of one submission were in earlier ones, and a SHA-256 each was a visible cost in
+ * Redis mode (every verified submission's words are indexed for search). Held in this process's memory only.
+ */
+const hashes = new Map<string, string>();
+const MAX_CACHED_WORDS = 20_000;
+
 /** A word's key suffix: its hash, so no submitted word or address is visible in a Redis key name. */
 export function wordHash(word: string): string {
-  return createHash('sha256').update(word).digest('base64url').slice(0, 16);
+  let h = hashes.get(word);
+  if (h === undefined) {
+    h = createHash('sha256').update(word).digest('base64url').slice(0, 16);
+    // Emptied when full rather than kept in order: a bound on memory, at the price of a cold start now and then.
+    if (hashes.size >= MAX_CACHED_WORDS) hashes.clear();
+    hashes.set(word, h);
+  }
+  return h;
 }
