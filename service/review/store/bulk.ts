@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import type { ReviewJob } from '../intake/job-schema.ts';
 import { DAY_MS, type StoreContext } from './context.ts';
-import { SCRIPTS } from './scripts.ts';
+import { evalScript, SCRIPTS } from './scripts.ts';
 
 /** Items per script call: each stays short, so other clients are not held up by a large action. */
 const CHUNK = 250;
@@ -91,7 +91,7 @@ export class BulkLabels {
         );
         args.push(JSON.stringify(record), this.ctx.expiresAt(item.receivedAt), item.submissionId);
       }
-      const done = (await this.ctx.redis.eval(SCRIPTS.bulkLabel, keys.length, ...keys, ...args)) as string[];
+      const done = (await evalScript(this.ctx.redis, SCRIPTS.bulkLabel, keys.length, ...keys, ...args)) as string[];
       labelled += done.length;
       // The undo entry is pushed once, by the first call that labelled anything.
       if (done.length > 0) entry = '';
@@ -129,7 +129,7 @@ export class BulkLabels {
           item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt),
         );
       });
-      const r = (await this.ctx.redis.eval(SCRIPTS.bulkUndo, keys.length, ...keys, ...args)) as number[];
+      const r = (await evalScript(this.ctx.redis, SCRIPTS.bulkUndo, keys.length, ...keys, ...args)) as number[];
       if (r[0] === -1) return undefined;
       undone += r[0] ?? 0;
       relabelled += r[1] ?? 0;

@@ -3,7 +3,7 @@ import { reviewJobSchema } from '../intake/job-schema.ts';
 import { searchWords, wordHash } from '../text/words.ts';
 import { parseJson, type StoreContext } from './context.ts';
 import type { ExportLedger } from './export-ledger.ts';
-import { SCRIPTS } from './scripts.ts';
+import { evalScript, SCRIPTS } from './scripts.ts';
 
 /** What an erased item key holds until it expires: valid JSON that is no item, so reads skip it. */
 const ERASED = JSON.stringify({ erased: true });
@@ -93,7 +93,7 @@ export class Erasure {
         ...postings,
         k.withdrawals(),
       ];
-      await redis.eval(SCRIPTS.eraseSubmission, keys.length, ...keys, submissionId, ERASED, ...withdrawals.map((w) => w.member));
+      await evalScript(redis, SCRIPTS.eraseSubmission, keys.length, ...keys, submissionId, ERASED, ...withdrawals.map((w) => w.member));
       out.push({ submissionId, accountId, item: item !== undefined || kept !== undefined, label: label === 1, lookup: lookup === 1 });
     }
     return out;

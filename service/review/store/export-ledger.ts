@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { labelWithdrawalSchema, type LabelRecord } from '../../../core/labels/records.ts';
 import { parseJson, type StoreContext } from './context.ts';
-import { SCRIPTS } from './scripts.ts';
+import { evalScript, SCRIPTS } from './scripts.ts';
 
 /** A label waiting for the export: `score` (its labelledAt in ms) and `record.labelId` acknowledge it. */
 export interface UnexportedLabel {
@@ -54,7 +54,7 @@ export class ExportLedger {
     const k = this.ctx.keys.forAccount(accountId);
     const args = entries.flatMap((e) => [e.submissionId, e.score, e.record?.labelId ?? '']);
     const keys = [k.unexported(), ...entries.map((e) => k.label(e.submissionId))];
-    return (await this.ctx.redis.eval(SCRIPTS.acknowledgeExported, keys.length, ...keys, ...args)) as number;
+    return (await evalScript(this.ctx.redis, SCRIPTS.acknowledgeExported, keys.length, ...keys, ...args)) as number;
   }
 
   /** Labels taken back by an undo and not yet handled by an export, oldest undo first. */

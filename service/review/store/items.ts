@@ -1,7 +1,7 @@
 import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { parseJson, type StoreContext } from './context.ts';
-import { SCRIPTS } from './scripts.ts';
+import { evalScript, SCRIPTS } from './scripts.ts';
 import { searchWords, wordHash } from '../text/words.ts';
 import { fingerprint } from './fingerprint.ts';
 
@@ -41,7 +41,8 @@ export class ItemStore {
     const k = keys.forAccount(job.accountId);
     await redis.sadd(keys.accounts(), job.accountId);
     const words = searchWords(job.fields).map((w) => k.word(wordHash(w)));
-    const r = await redis.eval(
+    const r = await evalScript(
+      redis,
       SCRIPTS.ingest,
       11 + words.length,
       k.item(job.submissionId),
@@ -62,7 +63,8 @@ export class ItemStore {
     );
     if (r === 1 && this.ctx.maxPending > 0) {
       const evicted = Number(
-        await redis.eval(
+        await evalScript(
+          redis,
           SCRIPTS.evict,
           3,
           k.pending(),
@@ -141,7 +143,8 @@ export class ItemStore {
     const seen: ReviewJob = { ...verdict, fields: {}, truncated: false, origin: job.origin };
     const keepUntil = receivedAt + this.ctx.keepFieldsMs;
     const words = this.ctx.keepFieldsMs > 0 && keepUntil > now ? searchWords(job.fields).map((w) => k.word(wordHash(w), 'kept')) : [];
-    await this.ctx.redis.eval(
+    await evalScript(
+      this.ctx.redis,
       SCRIPTS.remember,
       2 + words.length,
       k.seen(job.submissionId),

@@ -3,7 +3,7 @@ import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { DAY_MS, parseLabel, type StoreContext } from './context.ts';
 import { BATCH_ENTRY, type BulkLabels } from './bulk.ts';
 import type { ItemStore } from './items.ts';
-import { SCRIPTS } from './scripts.ts';
+import { evalScript, SCRIPTS } from './scripts.ts';
 
 /**
  * A label refused because the item's label changed since the moderator saw it (another moderator labelled,
@@ -100,7 +100,8 @@ export class LabelStore {
     const k = this.ctx.keys.forAccount(accountId);
     // An account whose first item is a reported miss: the export and the sweep walk the accounts listed here.
     if (!entry.queued) await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);
-    const r = await this.ctx.redis.eval(
+    const r = await evalScript(
+      this.ctx.redis,
       SCRIPTS.label,
       14,
       k.item(submissionId),
@@ -143,7 +144,8 @@ export class LabelStore {
       const [item] = await this.ctx.items(k, [submissionId]);
       const formId = item?.formId ?? '';
       const status = item?.verdict.status ?? 'spam';
-      const [code, by] = (await this.ctx.redis.eval(
+      const [code, by] = (await evalScript(
+        this.ctx.redis,
         SCRIPTS.undo,
         15,
         k.undo(moderatorId),

@@ -1,12 +1,40 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../config/env.ts';
+import type { RedisClient } from '../../config/redis-target.ts';
 
 // Read from the repository, not beside this module: the bundled service (dist/) runs these same files.
 const LUA_DIR = path.join(repoRoot, 'service', 'review', 'store', 'lua');
 
-function lua(name: string): string {
-  return readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
+export interface StoreScript {
+  readonly lua: string;
+  /** SHA-1 of the source: what EVALSHA names it by. */
+  readonly sha: string;
+}
+
+function lua(name: string): StoreScript {
+  const source = readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
+  return { lua: source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/**
+ * Runs a store script by its SHA (EVALSHA), sending the source only when the server does not have it yet (after a
+ * restart, or on a cluster node that never ran it). EVAL sent the 1-3 KB source with every call, and the ingest and
+ * remember scripts run for every verified submission in Redis mode.
+ */
+export async function evalScript(
+  redis: RedisClient,
+  script: StoreScript,
+  numKeys: number,
+  ...args: Array<string | number>
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(script.sha, numKeys, ...args);
+  } catch (err) {
+    if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+    return redis.eval(script.lua, numKeys, ...args);
+  }
 }
 
 /** The store's Lua scripts, read once at start-up; each file's header names its KEYS and ARGV. */
