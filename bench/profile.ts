@@ -1,11 +1,11 @@
 // Profiles the service under the bench's realistic load: `npx tsx bench/profile.ts [seconds] [--redis]`.
 // Starts `node --cpu-prof --import tsx service/server.ts`, loads it, stops it with SIGTERM (the profile is
 // written at exit) and prints self time by function and by file. Not part of `npm run bench`.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
+import { realisticBodies } from './lib/bodies.ts';
+import { writeBenchTenants } from './lib/tenants.ts';
 import { load } from './lib/load.ts';
 import { freePort, startServer, stopServer } from './lib/processes.ts';
 
@@ -26,20 +26,7 @@ const redis = process.argv.includes('--redis');
 const bare = process.argv.includes('--bare');
 const entryArg = process.argv.find((a) => a.startsWith('--entry='))?.slice('--entry='.length);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-prof-'));
-const tenantsFile = path.join(tmp, 'tenants.json');
-writeFileSync(
-  tenantsFile,
-  JSON.stringify({
-    accounts: [
-      {
-        id: 'bench',
-        apiKeys: [{ id: 'bench', sha256: sha256Hex(BENCH_API_KEY) }],
-        rateLimit: { max: 1e9, windowSeconds: 60 },
-        forms: [{ id: BENCH_FORM_ID, allowedReferrers: [new URL(BENCH_ORIGIN).hostname] }],
-      },
-    ],
-  }),
-);
+const tenantsFile = writeBenchTenants(tmp);
 const port = await freePort();
 const prefix = `fgprof-${process.pid}`;
 const s = await startServer({

@@ -9,6 +9,8 @@ import { parseTenants } from '../../service/tenants/load.ts';
 import type { TenantsFile } from '../../service/tenants/schema.ts';
 
 export const KEY = 'test-key-acme-0123456789';
+/** The keys of a verify verdict body (sorted): the spec's fields plus formId and modelVersion. */
+export const VERDICT_BODY_KEYS = ['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId'];
 export const OTHER_KEY = 'test-key-globex-0123456789';
 
 export function tenantsFile(overrides: { rateLimit?: TenantsFile['accounts'][number]['rateLimit'] } = {}): TenantsFile {

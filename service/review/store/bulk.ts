@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Label, LabelRecord } from '../../../core/labels/records.ts';
+import type { Label } from '../../../core/labels/records.ts';
 import type { ReviewJob } from '../intake/job-schema.ts';
 import { DAY_MS, type StoreContext } from './context.ts';
+import { labelRecordOf } from './label-record.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
 
 /** Items per script call: each stays short, so other clients are not held up by a large action. */
@@ -67,21 +68,7 @@ export class BulkLabels {
       const keys: string[] = [k.labelled(), k.unexported(), k.undo(moderatorId), k.batch(batchId)];
       const args: (string | number)[] = [labelledAtMs, DAY_MS, entry];
       for (const item of items) {
-        const record: LabelRecord = {
-          labelId: randomUUID(),
-          submissionId: item.submissionId,
-          accountId,
-          formId: item.formId,
-          label,
-          fields: item.fields,
-          truncated: item.truncated,
-          receivedAt: item.receivedAt,
-          labelledAt,
-          moderatorId,
-          modelStatus: item.verdict.status,
-          modelConfidence: item.verdict.confidence,
-          modelVersion: item.verdict.modelVersion,
-        };
+        const record = labelRecordOf(item, accountId, label, moderatorId, labelledAt);
         keys.push(
           k.item(item.submissionId),
           k.label(item.submissionId),

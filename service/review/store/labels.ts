@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { DAY_MS, parseLabel, type StoreContext } from './context.ts';
 import { BATCH_ENTRY, type BulkLabels } from './bulk.ts';
 import type { ItemStore } from './items.ts';
+import { labelRecordOf } from './label-record.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
 
 /**
@@ -82,21 +82,7 @@ export class LabelStore {
       } else return undefined;
     }
     const labelledAtMs = this.ctx.now();
-    const record: LabelRecord = {
-      labelId: randomUUID(),
-      submissionId,
-      accountId,
-      formId: item.formId,
-      label,
-      fields: item.fields,
-      truncated: item.truncated,
-      receivedAt: item.receivedAt,
-      labelledAt: new Date(labelledAtMs).toISOString(),
-      moderatorId,
-      modelStatus: item.verdict.status,
-      modelConfidence: item.verdict.confidence,
-      modelVersion: item.verdict.modelVersion,
-    };
+    const record = labelRecordOf(item, accountId, label, moderatorId, new Date(labelledAtMs).toISOString());
     const k = this.ctx.keys.forAccount(accountId);
     // An account whose first item is a reported miss: the export and the sweep walk the accounts listed here.
     if (!entry.queued) await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);

@@ -1,10 +1,11 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listModelVersions, loadClassifier } from '../../../core/classifier/load.ts';
 import { FeatureVersionMismatchError, ModelLoadError } from '../../../core/classifier/errors.ts';
 import { repoRoot } from '../../../service/config/env.ts';
+import { copyModel } from '../../models-dir.ts';
 
 const bundled = path.join(repoRoot, 'models');
 let dir: string;
@@ -17,20 +18,10 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A copy of the bundled model under `name`, with its manifest edited by `edit`. */
-function copyAs(name: string, edit: (m: Record<string, unknown>) => void = () => {}): void {
-  cpSync(path.join(bundled, version), path.join(dir, name), { recursive: true });
-  const file = path.join(dir, name, 'manifest.json');
-  const m = JSON.parse(readFileSync(file, 'utf8'));
-  m.version = name;
-  edit(m);
-  writeFileSync(file, JSON.stringify(m));
-}
-
 describe('loadClassifier', () => {
   it('loads the newest version by default, or the one asked for', async () => {
-    copyAs('20250101-000000');
-    copyAs('20250301-000000');
+    await copyModel(dir, '20250101-000000');
+    await copyModel(dir, '20250301-000000');
     expect((await loadClassifier({ modelsDir: dir })).modelVersion).toBe('20250301-000000');
     expect((await loadClassifier({ modelsDir: dir, version: '20250101-000000' })).modelVersion).toBe('20250101-000000');
     await expect(loadClassifier({ modelsDir: dir, version: '20990101-000000' })).rejects.toThrow(
@@ -39,21 +30,21 @@ describe('loadClassifier', () => {
   });
 
   it('refuses a model trained with other feature settings', async () => {
-    copyAs('20250401-000000', (m) => {
+    await copyModel(dir, '20250401-000000', (m) => {
       (m.featureSettings as Record<string, unknown>).charNgramSizes = [2, 3];
     });
     await expect(loadClassifier({ modelsDir: dir, version: '20250401-000000' })).rejects.toThrow(FeatureVersionMismatchError);
   });
 
   it('refuses a model from another feature-extraction revision', async () => {
-    copyAs('20250402-000000', (m) => {
+    await copyModel(dir, '20250402-000000', (m) => {
       (m.featureSettings as Record<string, unknown>).revision = 99;
     });
     await expect(loadClassifier({ modelsDir: dir, version: '20250402-000000' })).rejects.toThrow(/trained with feature version/);
   });
 
   it('reads a float32 export (from before quantization) to the same scores as the uint8 one', async () => {
-    copyAs('20250601-000000', (m) => {
+    await copyModel(dir, '20250601-000000', (m) => {
       delete m.modelFiles; // a float32 export predates digests too
     });
     const folder = path.join(dir, '20250601-000000');
@@ -81,11 +72,11 @@ describe('loadClassifier', () => {
   });
 
   it('names the problem when a manifest or weights file is broken', async () => {
-    copyAs('20250501-000000', (m) => {
+    await copyModel(dir, '20250501-000000', (m) => {
       delete m.threshold;
     });
     await expect(loadClassifier({ modelsDir: dir, version: '20250501-000000' })).rejects.toThrow(/manifest\.json: threshold/);
-    copyAs('20250502-000000');
+    await copyModel(dir, '20250502-000000');
     writeFileSync(path.join(dir, '20250502-000000', 'weights.bin'), Buffer.alloc(16));
     await expect(loadClassifier({ modelsDir: dir, version: '20250502-000000' })).rejects.toThrow(ModelLoadError);
     await expect(loadClassifier({ modelsDir: path.join(dir, 'nope') })).rejects.toThrow(/models folder not found/);

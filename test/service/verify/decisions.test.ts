@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from '../../../service/tenants/key.ts';
-import { KEY, ORIGIN, stubClassifier, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
+import { KEY, ORIGIN, VERDICT_BODY_KEYS, stubClassifier, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -120,15 +120,7 @@ describe('success body', () => {
     const res = await post(app, verifyBody());
     expect(res.statusCode).toBe(200);
     const json = res.json();
-    expect(Object.keys(json).sort()).toEqual([
-      'confidence',
-      'formId',
-      'modelVersion',
-      'processingTime',
-      'reasoning',
-      'status',
-      'submissionId',
-    ]);
+    expect(Object.keys(json).sort()).toEqual(VERDICT_BODY_KEYS);
     expect(json.formId).toBe('contact');
     expect(json.confidence).toBe(0.9);
   });

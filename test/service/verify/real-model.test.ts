@@ -5,7 +5,7 @@ import { loadClassifier } from '../../../core/classifier/load.ts';
 import type { Classifier } from '../../../core/classifier/types.ts';
 import { repoRoot } from '../../../service/config/env.ts';
 import { MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
-import { KEY, ORIGIN, UUID_V4, testApp } from '../helpers.ts';
+import { KEY, ORIGIN, UUID_V4, VERDICT_BODY_KEYS, testApp } from '../helpers.ts';
 
 // Verdicts come from the trained model in models/, loaded the way server.ts loads it.
 let classifier: Classifier;
@@ -37,15 +37,7 @@ describe('verdicts from the real model', () => {
     const res = await verify({ payload: LEGIT });
     expect(res.statusCode).toBe(200);
     const json = res.json();
-    expect(Object.keys(json).sort()).toEqual([
-      'confidence',
-      'formId',
-      'modelVersion',
-      'processingTime',
-      'reasoning',
-      'status',
-      'submissionId',
-    ]);
+    expect(Object.keys(json).sort()).toEqual(VERDICT_BODY_KEYS);
     expect(json.status).toBe('legitimate');
     expect(json.submissionId).toMatch(UUID_V4);
     expect(json.modelVersion).toBe(classifier.modelVersion);
@@ -73,15 +65,7 @@ describe('verdicts from the real model', () => {
       { name: 'Anna', email: 'anna.k@gmail.com' },
     ]) {
       const json = (await verify({ payload })).json();
-      expect(Object.keys(json).sort()).toEqual([
-        'confidence',
-        'formId',
-        'modelVersion',
-        'processingTime',
-        'reasoning',
-        'status',
-        'submissionId',
-      ]);
+      expect(Object.keys(json).sort()).toEqual(VERDICT_BODY_KEYS);
       expect(json.status).toBe('legitimate');
       expect(json.reasoning).toBe(`Likely legitimate (${json.confidence.toFixed(2)}): no strong signal either way.`);
     }

@@ -8,7 +8,8 @@ const API = '/review/api';
 // selected: submissionIds picked for a bulk label; anchor: the row a shift-click or Shift+j/k extends from.
 const PAGE = 100;
 const emptyView = () => ({ form: '', status: '', sort: 'oldest', from: '', to: '', q: '' });
-const state = {
+// What a session puts on the screen: the list, the current item, the filter, the selection.
+const emptyScreen = () => ({
   items: [],
   index: 0,
   current: undefined,
@@ -18,9 +19,8 @@ const state = {
   total: 0,
   selected: new Set(),
   anchor: 0,
-  busy: false,
-  keepFieldsDays: 0,
-};
+});
+const state = { ...emptyScreen(), busy: false, keepFieldsDays: 0 };
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -67,17 +67,7 @@ function toast(message) {
 function showSignIn() {
   // Forget the last session's screen: its submissions must not stay in the page, and its form filter must not
   // hide the next moderator's items (another account's forms are not in the list).
-  Object.assign(state, {
-    items: [],
-    index: 0,
-    current: undefined,
-    seen: null,
-    filter: emptyView(),
-    offset: 0,
-    total: 0,
-    selected: new Set(),
-    anchor: 0,
-  });
+  Object.assign(state, emptyScreen());
   $('list').replaceChildren();
   $('detail').replaceChildren();
   for (const id of ['summary', 'page-info', 'confirm-count']) $(id).textContent = '';
