@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SHADOW_PREFIX } from '../../core/classifier/shadow-store.ts';
+import { DEFAULT_ACCEPT_FIRST_MS, DEFAULT_TURN_BUDGET_MS } from '../verify/admission.ts';
 
 // Empty strings from shells and .env files mean "unset", not "invalid".
 const unsetIfEmpty = <T extends z.ZodType>(schema: T) =>
@@ -176,8 +177,8 @@ export const envSchema = z.object({
   MAX_EVENT_LOOP_UTILIZATION: number(0).pipe(z.number().min(0).max(1)),
   MAX_VERIFY_IN_FLIGHT: number(16).pipe(z.number().int().min(0)),
   MAX_VERIFY_WAIT_MS: number(1000).pipe(z.number().int().min(1)),
-  VERIFY_TURN_BUDGET_MS: number(10).pipe(z.number().min(0.1)),
-  VERIFY_ACCEPT_FIRST_MS: number(50).pipe(z.number().min(0)),
+  VERIFY_TURN_BUDGET_MS: number(DEFAULT_TURN_BUDGET_MS).pipe(z.number().min(0.1)),
+  VERIFY_ACCEPT_FIRST_MS: number(DEFAULT_ACCEPT_FIRST_MS).pipe(z.number().min(0)),
   // Redis circuit breaker (rate limit, failed-key guard, review queue add).
   REDIS_BREAKER_FAILURES: number(3).pipe(z.number().int().min(1)),
   REDIS_BREAKER_TIMEOUT_MS: number(50).pipe(z.number().int().min(1)),

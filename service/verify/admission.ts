@@ -1,3 +1,8 @@
+/** Verify work (ms) one event-loop turn may start by default (VERIFY_TURN_BUDGET_MS); chosen by `npm run bench:overload`. */
+export const DEFAULT_TURN_BUDGET_MS = 10;
+/** How long verify work may wait by default while new connections are accepted (VERIFY_ACCEPT_FIRST_MS). */
+export const DEFAULT_ACCEPT_FIRST_MS = 50;
+
 /** One admitted request: counted against the limit until answered, or until its body stalls. */
 export interface Ticket {
   readonly at: number;

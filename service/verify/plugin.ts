@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '../http/cors.ts';
 import { internalErrorBody, ms } from '../http/bodies.ts';
 import { lazyChildLoggerFactory } from '../http/lazy-request-logger.ts';
-import { Admission, type Ticket } from './admission.ts';
+import { Admission, DEFAULT_ACCEPT_FIRST_MS, DEFAULT_TURN_BUDGET_MS, type Ticket } from './admission.ts';
 import { answer } from './answer.ts';
 import { runChecks, type VerifyDeps } from './checks.ts';
 import { verifyRouteSchema } from './json-schema.ts';
@@ -33,10 +33,6 @@ export interface VerifyPluginOptions {
 
 /** Requests waiting for a slot at once, at most: each holds only its socket (its body is not read). */
 const MAX_WAITING = 10_000;
-/** Verify work per event-loop turn before the rest wait for the next: bounds how long /healthz waits behind a burst. */
-const TURN_BUDGET_MS = 10;
-/** After a turn that accepted a connection, verify work waits up to this long: see AdmissionOptions.acceptFirstMs. */
-const ACCEPT_FIRST_MS = 50;
 
 export const VERIFY_PATH = '/v1/verify';
 /** The length formNotFoundBody cuts formId to; the log line keeps no more. */
@@ -72,8 +68,8 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       maxWaitMs: opts.maxWaitMs ?? 1000,
       maxWaiting: MAX_WAITING,
       stallMs: opts.stallMs ?? 1000,
-      turnBudgetMs: opts.turnBudgetMs ?? TURN_BUDGET_MS,
-      acceptFirstMs: opts.acceptFirstMs ?? ACCEPT_FIRST_MS,
+      turnBudgetMs: opts.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS,
+      acceptFirstMs: opts.acceptFirstMs ?? DEFAULT_ACCEPT_FIRST_MS,
     });
     const started = new WeakMap<FastifyRequest, number>();
     const tickets = new WeakMap<FastifyRequest, Ticket>();
