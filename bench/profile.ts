@@ -137,6 +137,11 @@ for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id
 const category = (id: number): string => {
   const leaf = byId.get(id) as Node;
   if (['(idle)', '(garbage collector)', '(program)'].includes(leaf.callFrame.functionName)) return leaf.callFrame.functionName;
+  // The kernel's share of sending an answer (loopback TCP), whoever called it.
+  if (['writev', 'writeUtf8String', 'writeBuffer'].includes(leaf.callFrame.functionName)) return 'socket writes (kernel)';
+  const leafUrl = short(leaf.callFrame.url);
+  if (leafUrl.includes('secure-json-parse') || leafUrl.includes('fast-json-stringify') || leaf.callFrame.functionName === 'parse')
+    return 'JSON parse + serialize';
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const n = byId.get(cur) as Node;
     const u = nodeSource(n) ?? short(n.callFrame.url);

@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --workers N]
-// npm run bench -- --ab <rev> [--quick] [--rounds N]: only the A/B of the bundled service built from <rev> against the
+// npm run bench -- --ab [<rev>] [--quick] [--rounds N]: (<rev> defaults to bench/baseline-rev) only the A/B of the bundled service built from <rev> against the
 // working tree's, under load, each against a bare route in the same rounds (bench/lib/ab-service.ts).
 // npm run bench -- --ab <rev> --in-process: the interleaved A/B of core/'s extractor and classifier alone, in
 // process, no servers (bench/lib/ab.ts).
@@ -32,10 +32,23 @@ if (maxWorkers !== undefined && !(Number.isInteger(maxWorkers) && maxWorkers >= 
   process.exit(2);
 }
 const abAt = process.argv.indexOf('--ab');
-const abRev = abAt >= 0 ? process.argv[abAt + 1] : undefined;
-if (abAt >= 0 && (abRev === undefined || abRev.startsWith('--'))) {
-  process.stderr.write('usage: npm run bench -- --ab <git revision> [--quick] [--rounds N] [--in-process]\n');
-  process.exit(2);
+const abArg = abAt >= 0 ? process.argv[abAt + 1] : undefined;
+// --ab alone: against the recorded baseline commit (bench/baseline-rev), the regression guard of docs/performance.md.
+const abRev = abAt < 0 ? undefined : abArg === undefined || abArg.startsWith('--') ? baselineRev() : abArg;
+
+function baselineRev(): string {
+  const file = path.join(import.meta.dirname, 'baseline-rev');
+  const rev = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('#'));
+  if (rev === undefined) {
+    process.stderr.write(
+      `${file} names no revision; usage: npm run bench -- --ab [<git revision>] [--quick] [--rounds N] [--in-process]\n`,
+    );
+    process.exit(2);
+  }
+  return rev;
 }
 const quick = argv.has('--quick');
 const withRedis = !argv.has('--no-redis');

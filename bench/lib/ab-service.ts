@@ -42,6 +42,9 @@ interface RoundFigures {
   readonly non2xx: number;
 }
 
+/** Rounds per pair of A and B processes. */
+const ROUNDS_PER_PAIR = 8;
+
 const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
 /**
@@ -139,34 +142,45 @@ export async function runServiceAb(opts: {
       return s;
     };
     const bare = await start('bare', repoRoot, 'bench/bare-server.ts');
-    const a = await start('a', old.dir, 'dist/server.js');
-    const b = await start('b', repoRoot, 'dist/server.js');
-    const sameAnswers = (await answersDigest(a, bodies)) === (await answersDigest(b, bodies));
-    log(`A = ${rev} (${old.commit}), B = working tree; ${bodies.length} bodies; answers ${sameAnswers ? 'identical' : 'DIFFER'}`);
-    for (const s of [bare, a, b]) await load({ target: s.name, url: s.url, bodies, durationS: quick ? 1 : 3 });
-
+    let sameAnswers = true;
     const perRound: Array<Record<'bare' | 'a' | 'b', RoundFigures>> = [];
-    const all = [bare, a, b];
-    for (let r = 0; r < rounds; r++) {
-      const got: Partial<Record<'bare' | 'a' | 'b', RoundFigures>> = {};
-      // Rotate and mirror the order, so no side is always first or always after the bare route.
-      const order = r % 2 === 0 ? [...all.slice(r % 3), ...all.slice(0, r % 3)] : [...all.slice(r % 3), ...all.slice(0, r % 3)].reverse();
-      for (const s of order) {
-        const cpu0 = cpuMicros(s.pid);
-        const res: LoadResult = await load({ target: s.name, url: s.url, bodies, durationS });
-        const cpuUs = (cpuMicros(s.pid) - cpu0) / Math.max(1, res.requests);
-        got[s.name as 'bare' | 'a' | 'b'] = {
-          reqPerSec: res.reqPerSec,
-          p99Ms: res.p99Ms,
-          cpuUsPerRequest: cpuUs,
-          non2xx: res.non2xx + res.errors,
-        };
+    // Fresh A and B processes every few rounds: where a process's threads land on a shared host (and its JIT's
+    // luck) can hold it a few percent off for minutes, which alternating rounds alone do not cancel.
+    for (let first = 0; first < rounds; first += ROUNDS_PER_PAIR) {
+      const a = await start('a', old.dir, 'dist/server.js');
+      const b = await start('b', repoRoot, 'dist/server.js');
+      if (first === 0) {
+        sameAnswers = (await answersDigest(a, bodies)) === (await answersDigest(b, bodies));
+        log(`A = ${rev} (${old.commit}), B = working tree; ${bodies.length} bodies; answers ${sameAnswers ? 'identical' : 'DIFFER'}`);
+        await load({ target: bare.name, url: bare.url, bodies, durationS: quick ? 1 : 3 });
       }
-      const g = got as Record<'bare' | 'a' | 'b', RoundFigures>;
-      perRound.push(g);
-      log(
-        `round ${String(r + 1).padStart(2)}/${rounds}  bare ${g.bare.reqPerSec.toFixed(0)}  A ${g.a.reqPerSec.toFixed(0)} (${g.a.cpuUsPerRequest.toFixed(0)} µs CPU, p99 ${g.a.p99Ms})  B ${g.b.reqPerSec.toFixed(0)} (${g.b.cpuUsPerRequest.toFixed(0)} µs CPU, p99 ${g.b.p99Ms})  B/A ${(g.b.reqPerSec / g.a.reqPerSec).toFixed(3)}, by CPU ${(g.a.cpuUsPerRequest / g.b.cpuUsPerRequest).toFixed(3)}`,
-      );
+      for (const s of [a, b]) await load({ target: s.name, url: s.url, bodies, durationS: quick ? 1 : 3 });
+      const all = [bare, a, b];
+      for (let r = first; r < Math.min(rounds, first + ROUNDS_PER_PAIR); r++) {
+        const got: Partial<Record<'bare' | 'a' | 'b', RoundFigures>> = {};
+        // Rotate and mirror the order, so no side is always first or always after the bare route.
+        const rotated = [...all.slice(r % 3), ...all.slice(0, r % 3)];
+        for (const s of r % 2 === 0 ? rotated : rotated.reverse()) {
+          const cpu0 = cpuMicros(s.pid);
+          const res: LoadResult = await load({ target: s.name, url: s.url, bodies, durationS });
+          const cpuUs = (cpuMicros(s.pid) - cpu0) / Math.max(1, res.requests);
+          got[s.name as 'bare' | 'a' | 'b'] = {
+            reqPerSec: res.reqPerSec,
+            p99Ms: res.p99Ms,
+            cpuUsPerRequest: cpuUs,
+            non2xx: res.non2xx + res.errors,
+          };
+        }
+        const g = got as Record<'bare' | 'a' | 'b', RoundFigures>;
+        perRound.push(g);
+        log(
+          `round ${String(r + 1).padStart(2)}/${rounds}  bare ${g.bare.reqPerSec.toFixed(0)}  A ${g.a.reqPerSec.toFixed(0)} (${g.a.cpuUsPerRequest.toFixed(0)} µs CPU, p99 ${g.a.p99Ms})  B ${g.b.reqPerSec.toFixed(0)} (${g.b.cpuUsPerRequest.toFixed(0)} µs CPU, p99 ${g.b.p99Ms})  B/A ${(g.b.reqPerSec / g.a.reqPerSec).toFixed(3)}, by CPU ${(g.a.cpuUsPerRequest / g.b.cpuUsPerRequest).toFixed(3)}`,
+        );
+      }
+      for (const s of [b, a]) {
+        await stopServer(s);
+        servers.splice(servers.indexOf(s), 1);
+      }
     }
     const col = (side: 'bare' | 'a' | 'b', k: keyof RoundFigures) => perRound.map((g) => g[side][k]);
     return {
@@ -210,7 +224,7 @@ export function renderServiceAb(r: ServiceAbReport): string {
   return [
     `## Service A/B: ${r.a.rev} (${r.a.commit}) = A, working tree at ${r.b.commit}${r.b.dirty ? ' (+uncommitted changes)' : ''} = B${r.quick ? ' (QUICK)' : ''}`,
     '',
-    `${r.rounds} rounds of ${r.durationS} s per target (bare route, A, B; order rotating), both sides \`node dist/server.js\` built ` +
+    `${r.rounds} rounds of ${r.durationS} s per target (bare route, A, B; order rotating; A and B started afresh every ${ROUNDS_PER_PAIR} rounds), both sides \`node dist/server.js\` built ` +
       `from their own tree; ${r.bodies.count} realistic bodies of ${r.bodies.minBytes}-${r.bodies.maxBytes} B; ${r.machine.nproc} cores, load average ` +
       `${r.machine.loadAvgStart.toFixed(1)} → ${r.machine.loadAvgEnd.toFixed(1)}; answers ${r.sameAnswers ? 'identical on every body' : 'DIFFER between A and B'}.`,
     '',
