@@ -1,6 +1,8 @@
 // npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --workers N]
-// npm run bench -- --ab <rev> [--quick]: only the interleaved A/B of the feature extractor and classifier of <rev>
-// against the working tree's (bench/lib/ab.ts); no servers, no load.
+// npm run bench -- --ab [<rev>] [--quick] [--rounds N]: (<rev> defaults to bench/baseline-rev) only the A/B of the bundled service built from <rev> against the
+// working tree's, under load, each against a bare route in the same rounds (bench/lib/ab-service.ts).
+// npm run bench -- --ab <rev> --in-process: the interleaved A/B of core/'s extractor and classifier alone, in
+// process, no servers (bench/lib/ab.ts).
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
@@ -11,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { renderAb, runAb } from './lib/ab.ts';
+import { renderServiceAb, runServiceAb } from './lib/ab-service.ts';
 import { BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
 import { MeterProcess } from './lib/meter-process.ts';
 import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
@@ -29,10 +32,23 @@ if (maxWorkers !== undefined && !(Number.isInteger(maxWorkers) && maxWorkers >= 
   process.exit(2);
 }
 const abAt = process.argv.indexOf('--ab');
-const abRev = abAt >= 0 ? process.argv[abAt + 1] : undefined;
-if (abAt >= 0 && (abRev === undefined || abRev.startsWith('--'))) {
-  process.stderr.write('usage: npm run bench -- --ab <git revision> [--quick]\n');
-  process.exit(2);
+const abArg = abAt >= 0 ? process.argv[abAt + 1] : undefined;
+// --ab alone: against the recorded baseline commit (bench/baseline-rev), the regression guard of docs/performance.md.
+const abRev = abAt < 0 ? undefined : abArg === undefined || abArg.startsWith('--') ? baselineRev() : abArg;
+
+function baselineRev(): string {
+  const file = path.join(import.meta.dirname, 'baseline-rev');
+  const rev = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('#'));
+  if (rev === undefined) {
+    process.stderr.write(
+      `${file} names no revision; usage: npm run bench -- --ab [<git revision>] [--quick] [--rounds N] [--in-process]\n`,
+    );
+    process.exit(2);
+  }
+  return rev;
 }
 const quick = argv.has('--quick');
 const withRedis = !argv.has('--no-redis');
@@ -366,15 +382,24 @@ function summarize(results: LoadResult[], names: string[]) {
   return { byTarget, ratios: Object.fromEntries(names.filter((n) => n !== 'bare').map((n) => [n, ratio(n)])) };
 }
 
-/** The A/B alone: its table on stdout, its figures in bench/results/<date>-ab-<commit>[-quick].json. */
+/** The A/B alone: its table on stdout, its figures in bench/results/<date>-ab[-service]-<commit>[-quick].json. */
 async function ab(rev: string): Promise<void> {
-  const report = await runAb({ repoRoot, rev, quick, log });
-  process.stdout.write('\n' + renderAb(report) + '\n');
+  const roundsAt = process.argv.indexOf('--rounds');
+  const rounds = roundsAt < 0 ? undefined : Number(process.argv[roundsAt + 1]);
+  if (rounds !== undefined && !(Number.isInteger(rounds) && rounds >= 2)) {
+    process.stderr.write('--rounds takes a whole number of rounds (2 or more)\n');
+    process.exit(2);
+  }
+  const inProcess = argv.has('--in-process');
+  const report = inProcess
+    ? await runAb({ repoRoot, rev, quick, log })
+    : await runServiceAb({ repoRoot, rev, quick, log, ...(rounds === undefined ? {} : { rounds }) });
+  process.stdout.write('\n' + ('kind' in report ? renderServiceAb(report) : renderAb(report)) + '\n');
   const resultsDir = path.join(repoRoot, 'bench', 'results');
   mkdirSync(resultsDir, { recursive: true });
   const file = path.join(
     resultsDir,
-    `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}-ab-${report.a.commit}${quick ? '-quick' : ''}.json`,
+    `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}-ab${inProcess ? '' : '-service'}-${report.a.commit}${quick ? '-quick' : ''}.json`,
   );
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
   log(`wrote ${path.relative(repoRoot, file)}`);

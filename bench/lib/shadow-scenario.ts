@@ -1,11 +1,11 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { listModelVersions } from '../../core/classifier/load.ts';
 import { writeServingRecord } from '../../core/classifier/serving-record.ts';
 import type { Redis } from 'ioredis';
 import { REVIEW_QUEUE } from '../../service/review/intake/queue.ts';
 import type { BenchBody } from './bodies.ts';
+import { cpuMicros } from './cpu.ts';
 import { load, median, type LoadResult } from './load.ts';
 import { freePort, startServer, stopServer, type Started } from './processes.ts';
 
@@ -22,15 +22,6 @@ export interface ShadowFigures {
    */
   readonly cpuRatios: Record<string, number>;
 }
-
-/** The process's user + system CPU time so far, in µs (/proc/<pid>/stat, clock ticks). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1e6) / CLOCK_TICKS;
-}
-// Linux's USER_HZ: 100 on every mainstream architecture.
-const CLOCK_TICKS = os.platform() === 'linux' ? 100 : NaN;
 
 /** Waits (at most 30 s) until the review queue under `prefix` has no job waiting or being ingested. */
 async function drained(redis: Redis | undefined, prefix: string | undefined): Promise<void> {

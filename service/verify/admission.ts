@@ -8,6 +8,8 @@ export interface Ticket {
   readonly at: number;
   bodyDone: boolean;
   counted: boolean;
+  /** When its body was parsed (performance.now()), -1 before: the start of the work that spend() counts. */
+  workStart: number;
 }
 
 export interface AdmissionOptions {
@@ -145,7 +147,7 @@ export class Admission {
   }
 
   #ticket(): Ticket {
-    const ticket: Ticket = { at: (this.#o.now ?? Date.now)(), bodyDone: false, counted: true };
+    const ticket: Ticket = { at: (this.#o.now ?? Date.now)(), bodyDone: false, counted: true, workStart: -1 };
     this.#tickets.add(ticket);
     this.#counted++;
     return ticket;

@@ -84,6 +84,12 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   const verdict = classifier.classify(fields, owner.accountId);
   const submissionId = randomUUID();
   deps.traffic?.record(owner.accountId, form.id, verdict.status);
+  const shadow = deps.model.shadow;
+  const sampling = deps.shadow;
+  const shadowed =
+    shadow !== undefined && sampling !== undefined && sampling.sampleRate > 0 && (sampling.random ?? Math.random)() < sampling.sampleRate;
+  // Nothing to hand on (no review queue, not sampled for the shadow): no item, no timestamp, on the hot path.
+  if (!shadowed && deps.reviewSink === undefined) return { kind: 'verdict', verdict, submissionId };
   const item: ReviewItem = {
     submissionId,
     accountId: owner.accountId,
@@ -93,16 +99,9 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
     verdict,
     receivedAt: new Date().toISOString(),
   };
-  const shadow = deps.model.shadow;
-  const sampling = deps.shadow;
-  if (
-    shadow !== undefined &&
-    sampling !== undefined &&
-    sampling.sampleRate > 0 &&
-    (sampling.random ?? Math.random)() < sampling.sampleRate
-  ) {
+  if (shadowed) {
     // setImmediate runs after this turn's I/O, the answer's write included: the shadow never delays an answer.
-    setImmediate(() => scoreInShadow(deps, sampling, shadow, item));
+    setImmediate(() => scoreInShadow(deps, sampling as ShadowScoring, shadow as Classifier, item));
   } else {
     offerForReview(deps, item);
   }

@@ -71,8 +71,9 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       turnBudgetMs: opts.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS,
       acceptFirstMs: opts.acceptFirstMs ?? DEFAULT_ACCEPT_FIRST_MS,
     });
-    const started = new WeakMap<FastifyRequest, number>();
-    const tickets = new WeakMap<FastifyRequest, Ticket>();
+    // The ticket rides on the request (a decorator, so every request has the slot from the start and one shape):
+    // two WeakMaps keyed by request cost a hash lookup at every hook.
+    app.decorateRequest('verifyTicket', null);
     const onConnection = () => admission.connectionAccepted();
     app.server.on('connection', onConnection);
     app.addHook('onClose', (_app, done) => {
@@ -86,33 +87,34 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
         (ticket) => {
           // Its client gave up while it waited: the slot goes to the next one.
           if (request.raw.destroyed) return admission.leave(ticket);
-          tickets.set(request, ticket);
+          request.verifyTicket = ticket;
           // A client that hangs up after its body was read gets neither onResponse nor onRequestAbort (Fastify fires
           // that only for an incomplete body): without this its slot stayed taken, and a few such hang-ups shed everything.
-          reply.raw.once('close', () => admission.leave(ticket));
+          // on, not once: a response closes once, and once wraps every listener in a closure of its own.
+          reply.raw.on('close', () => admission.leave(ticket));
           done();
         },
         () => void reply.send(shed(request, reply)),
       );
     });
     app.addHook('preValidation', (request, _reply, done) => {
-      const ticket = tickets.get(request);
-      if (ticket !== undefined) {
+      const ticket = request.verifyTicket;
+      if (ticket !== null) {
         admission.bodyDone(ticket);
-        started.set(request, performance.now());
+        ticket.workStart = performance.now();
       }
       done();
     });
     // The work of a request: from its body parsed to its answer (the classification is in there).
     app.addHook('onSend', (request, _reply, payload, done) => {
-      const t0 = started.get(request);
-      if (t0 !== undefined) admission.spend(performance.now() - t0);
+      const ticket = request.verifyTicket;
+      if (ticket !== null && ticket.workStart >= 0) admission.spend(performance.now() - ticket.workStart);
       done(null, payload);
     });
     // The slot frees as the answer is sent (the response's 'close', a tick later, covers every other ending).
     app.addHook('onResponse', (request, _reply, done) => {
-      const ticket = tickets.get(request);
-      if (ticket !== undefined) admission.leave(ticket);
+      const ticket = request.verifyTicket;
+      if (ticket !== null) admission.leave(ticket);
       done();
     });
   }
@@ -141,5 +143,12 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
     return answer(reply, outcome, audit, request.body.formId);
   });
 };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verify route's admission ticket, once admitted (null otherwise). */
+    verifyTicket: Ticket | null;
+  }
+}
 
 export default verifyPlugin;
