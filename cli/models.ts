@@ -7,8 +7,10 @@ import { listModelVersions, loadModelFolder, loadServable, readManifest } from '
 import {
   chooseServing,
   readServingRecord,
+  MAX_SERVING_HISTORY,
   ServingRecordError,
   servingFile,
+  servingHistory,
   writeServingRecord,
   type ServingRecord,
 } from '../core/classifier/serving-record.ts';
@@ -26,8 +28,11 @@ const HELP = `npm run models -- <command>
   compare <a> <b> [--data <file>...] [--data-dir data] [--seed n]
                                     both on the same labelled records (default: the test split of --data-dir,
                                     drawn with <b>'s seed), side by side, with the paired counts and McNemar's test
-  promote <version>                 makes it active (the active one becomes previous); refused if it cannot serve
-  rollback                          the previous version becomes active again
+  promote <version>                 makes it active (the active one becomes previous); refused if it cannot serve;
+                                    says what it did to the shadow
+  rollback                          the version the last promotion replaced becomes active again; each rollback
+                                    walks one promotion further back (models/serving.json keeps the history),
+                                    never forward, and is refused when none is left
   shadow <version> | shadow --off   sets or clears the shadow, scored beside the active model on live traffic
   shadow-report [--account <id>] [--labels data/labels]
                                     what the shadow did on live traffic (needs REDIS_URL), and both models'
@@ -167,12 +172,29 @@ async function promote(argv: string[]): Promise<void> {
   const serving = chooseServing(record, await listModelVersions(dir));
   if (serving.active === version && record !== undefined) throw new RefusedError(`${version} is already active`);
   await servable(dir, version);
-  const previous = serving.active === version ? null : serving.active;
+  const replaced = serving.active === version ? null : serving.active;
+  const history = [...servingHistory(record), ...(replaced === null ? [] : [replaced])].slice(-MAX_SERVING_HISTORY);
   const shadow = serving.shadow === version ? null : serving.shadow;
-  await writeServingRecord(dir, { active: version, previous, shadow, changedAt: new Date().toISOString(), changedBy: changedBy() });
+  await writeServingRecord(dir, {
+    active: version,
+    previous: history.at(-1) ?? null,
+    history,
+    shadow,
+    changedAt: new Date().toISOString(),
+    changedBy: changedBy(),
+  });
   console.log(
-    `promoted ${version}${previous ? ` (previous: ${previous}; \`npm run models -- rollback\` undoes this)` : ''}; running services switch within 5 s`,
+    `promoted ${version}${replaced ? ` (previous: ${replaced}; \`npm run models -- rollback\` undoes this)` : ''}; running services switch within 5 s`,
   );
+  console.log(shadowAfterPromote(serving.shadow, version));
+}
+
+/** What a promotion did to the shadow: said every time, since a shadow that stops scoring is easy to miss. */
+function shadowAfterPromote(shadow: string | null, promoted: string): string {
+  if (shadow === null) return 'no shadow was set';
+  if (shadow === promoted)
+    return `the shadow ${shadow} is now the active model, so nothing is shadowed any more (npm run models -- shadow <version> sets another)`;
+  return `the shadow ${shadow} stays, now scored beside ${promoted}`;
 }
 
 async function rollback(argv: string[]): Promise<void> {
@@ -181,17 +203,29 @@ async function rollback(argv: string[]): Promise<void> {
   parseFlags(flags, {});
   const dir = modelsDir();
   const record = await readRecord(dir);
-  if (record === undefined || record.previous === null)
-    throw new RefusedError('nothing to roll back to: no version was promoted over another (see `npm run models -- list`)');
-  await servable(dir, record.previous);
+  const history = servingHistory(record);
+  const back = history.at(-1);
+  if (record === undefined || back === undefined)
+    throw new RefusedError(
+      record === undefined
+        ? 'nothing to roll back to: no version was promoted over another (see `npm run models -- list`)'
+        : `nothing to roll back to: ${record.active} replaced no version that is still recorded (rollback walks back through promotions, never forward; \`npm run models -- promote <version>\` serves any version)`,
+    );
+  await servable(dir, back);
+  const rest = history.slice(0, -1);
+  const shadowCleared = record.shadow === back;
   await writeServingRecord(dir, {
-    active: record.previous,
-    previous: record.active,
-    shadow: record.shadow === record.previous ? null : record.shadow,
+    active: back,
+    previous: rest.at(-1) ?? null,
+    history: rest,
+    shadow: shadowCleared ? null : record.shadow,
     changedAt: new Date().toISOString(),
     changedBy: changedBy(),
   });
-  console.log(`rolled back: ${record.previous} is active again (${record.active} is previous); running services switch within 5 s`);
+  console.log(
+    `rolled back from ${record.active}: ${back} is active again; ${rest.length ? `a further rollback would bring back ${rest.at(-1)}` : 'no earlier promotion is recorded, so a further rollback is refused'}; running services switch within 5 s`,
+  );
+  if (shadowCleared) console.log(`the shadow ${back} is now the active model, so nothing is shadowed any more`);
 }
 
 async function shadow(argv: string[]): Promise<void> {
@@ -201,7 +235,13 @@ async function shadow(argv: string[]): Promise<void> {
   const dir = modelsDir();
   const record = await readRecord(dir);
   const serving = chooseServing(record, await listModelVersions(dir));
-  const base = { active: serving.active, previous: serving.previous, changedAt: new Date().toISOString(), changedBy: changedBy() };
+  const base = {
+    active: serving.active,
+    previous: serving.previous,
+    ...(record?.history === undefined ? {} : { history: record.history }),
+    changedAt: new Date().toISOString(),
+    changedBy: changedBy(),
+  };
   if (values.off) {
     if (serving.shadow === null) {
       console.log('no shadow was set; nothing changed');
