@@ -158,7 +158,15 @@ describe('npm run models -- compare', () => {
     const file = path.join(repoRoot, 'test/fixtures/training/forms/mini.jsonl');
     const r = await models('compare', A, B, '--data', file);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${A} → ${B} on ${file}`);
+    // A and B are copies of the bundled model: the fixture's records that it trained on are left out, and counted.
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^${A} → ${B} on \\d+ records of ${file} that neither model trained on \\(of 80: \\d+ were in ${A}'s training data, \\d+ were in ${B}'s training data\\)$`,
+        'm',
+      ),
+    );
+    expect(r.stdout).toMatch(/^held-out sets \(.*training\/holdout\), never trained on:$/m);
+    expect(r.stdout).toMatch(/^ {2}b2b\.jsonl +174 /m);
     expect(r.stdout).toMatch(/^paired on \d+ records: both right \d+, both wrong \d+$/m);
     expect(r.stdout).toMatch(new RegExp(`^  fixed by ${B}  \\d+`, 'm'));
     expect(r.stdout).toMatch(/^McNemar exact test: p = /m);
