@@ -42,8 +42,10 @@ const HELP = `npm run models -- <command>
                                     never forward, and is refused when none is left
   shadow <version> | shadow --off   sets or clears the shadow, scored beside the active model on live traffic
   shadow-report [--account <id>] [--labels data/labels]
-                                    what the shadow did on live traffic (needs REDIS_URL), and both models'
-                                    precision, recall and FPR on the moderators' exported labels
+                                    what the shadow did on all scored traffic (needs REDIS_URL); both models'
+                                    precision, recall and FPR estimated over that traffic from the moderators'
+                                    exported labels, each weighted by 1 / its chance of being queued, with 95%
+                                    intervals; items queued as spam, uncertain or disputed counted apart
 Reads MODELS_DIR (default models) as the service does; running services follow a change within seconds.
 Exit status: 0 done, 1 refused or failed (the reason is printed), 2 malformed command line.`;
 

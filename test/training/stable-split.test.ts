@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -104,5 +104,51 @@ describe('an older model without a list of what it trained on', () => {
     );
     const set = trainingSetOf(shipped, await readManifest(shipped), data);
     expect(set).toEqual({ known: false, reason: expect.stringContaining('forms/spam.jsonl changed') });
+  });
+});
+
+describe('the held-out sets stay out of every training run', () => {
+  it('a data record with the text of a held-out record is not trained on, and the run counts it', async () => {
+    const data = path.join(tmp, 'data-with-holdout-copy');
+    const holdout = path.join(tmp, 'holdout');
+    cpSync(before, data, { recursive: true });
+    const lines = readFileSync(path.join(repoRoot, 'test/fixtures/training/sixty-new-forms.jsonl'), 'utf8').trim().split('\n');
+    // Ten forms are a held-out set; the same ten (other ids, other case and spacing) slipped into the data.
+    mkdirSync(holdout);
+    writeFileSync(path.join(holdout, 'mine.jsonl'), `${lines.slice(0, 10).join('\n')}\n`);
+    const copies = lines.slice(0, 10).map((l) => {
+      const r = JSON.parse(l) as { id: string; fields: Record<string, string> };
+      return JSON.stringify({
+        ...r,
+        id: `copy-${r.id}`,
+        fields: Object.fromEntries(Object.entries(r.fields).map(([k, v]) => [k, `  ${v.toUpperCase()} `])),
+      });
+    });
+    writeFileSync(path.join(data, 'forms', 'copied.jsonl'), `${copies.join('\n')}\n`);
+    const log: string[] = [];
+    const run = await runTraining({
+      ...options,
+      dataDir: data,
+      holdoutDir: holdout,
+      log: (l) => log.push(l),
+      now: new Date('2026-01-03T00:00:00Z'),
+    });
+    expect(run.manifest.data.heldOut).toEqual({ files: 1, texts: 10, excluded: 10 });
+    expect(log).toContain(`left out 10 records whose text is in a held-out set (${path.relative(process.cwd(), holdout)})`);
+    const trained = trainingSetOf(run.dir, run.manifest, data);
+    const held = loadDataDir(path.dirname(holdout), (rel) => rel === 'holdout/mine.jsonl').records.map((r) =>
+      textHash(normalizedText(r.fields)),
+    );
+    expect(held).toHaveLength(10);
+    expect(trained.known && held.filter((h) => trained.texts.has(h))).toEqual([]);
+    expect(run.test.filter((r) => r.id.startsWith('copy-'))).toEqual([]);
+  }, 120_000);
+
+  it('refuses a --data folder inside the held-out folder, exporting nothing', async () => {
+    const holdout = path.join(tmp, 'holdout-with-data');
+    cpSync(before, path.join(holdout, 'data'), { recursive: true });
+    await expect(runTraining({ ...options, dataDir: path.join(holdout, 'data'), holdoutDir: holdout })).rejects.toThrow(
+      /is inside the held-out sets' folder .*: those are never trained on\. No model was exported\./,
+    );
   });
 });
