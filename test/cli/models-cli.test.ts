@@ -48,7 +48,9 @@ describe('npm run models: changes', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no serving record, the newest version serves');
     expect(r.stdout).toMatch(new RegExp(`^${OTHER_FEATURES} .* active$`, 'm'));
-    expect(r.stdout).toMatch(new RegExp(`^${A} .*2026-11-25T00:28:32 .*%\\s+$`, 'm'));
+    // Each row names the test set its figures were taken on: the copies share the bundled model's.
+    expect(r.stdout).toMatch(new RegExp(`^${A} .*2026-11-25T00:28:32 .*% +seeded-shuffle seed 42 data [0-9a-f]{8}\\s*$`, 'm'));
+    expect(r.stdout).toContain('Every test figure above was measured on the same test set');
   });
 
   it('promote refuses (exit 1, record untouched) a version that is missing, corrupt or of another feature version, naming why', async () => {
