@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Redis-backed suites use their own DB numbers / prefixes, so files may run in parallel.
     pool: 'forks',
+    // Stops the run at once, with one line, when the selected files need Redis and none answers at TEST_REDIS_URL.
+    globalSetup: ['test/redis-check.ts'],
   },
 });

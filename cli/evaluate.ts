@@ -1,26 +1,31 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { listModelVersions, loadModelFolder } from '../core/classifier/load.ts';
 import { ModelLoadError } from '../core/classifier/errors.ts';
 import type { LinearClassifier } from '../core/classifier/linear-classifier.ts';
 import type { BinaryMetrics } from '../core/classifier/manifest.ts';
 import { runCommand } from '../core/cli/run.ts';
-import { parseFlags, UsageError } from '../core/cli/usage.ts';
+import { clean, parseFlags, UsageError } from '../core/cli/usage.ts';
 import { DataError, latestLabels, readLabelledFile } from '../training/data/loaders.ts';
 import { evaluate } from '../training/model/metrics.ts';
 
-const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...] [--json]
+const HELP = `npm run evaluate -- --model models/<version> --data <file> [--data <file> ...] [--json] [--errors] [--jsonl <out>]
 Scores labelled files (JSON Lines of records or form records (.jsonl, .ndjson), the YouTube CSV format (.csv),
 the SMS TSV format (.tsv, .txt); a file with no such extension, like the UCI's SMSSpamCollection, by its first
 line) with a model and prints precision, recall, F1, false-positive rate, ROC-AUC and
 calibration error per source (a file's name is its source); n/a where a figure is undefined (no spam, no
-legitimate records, nothing flagged). --json prints the same figures as JSON.`;
+legitimate records, nothing flagged), then each source's confusion counts. --json prints the same figures as JSON.
+--errors lists every record the model gets wrong: its id, label, spam probability and the model's reasoning.
+--jsonl <out> writes one JSON line per record (id, source, label, verdict, spam probability, right or wrong,
+reasoning) to <out>. No service is needed: the model is loaded from its folder.`;
 
 function parseCommandLine(argv: string[]) {
   return parseFlags(argv, {
     model: { type: 'string' },
     data: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },
+    errors: { type: 'boolean', default: false },
+    jsonl: { type: 'string' },
   });
 }
 
@@ -76,12 +81,27 @@ async function run(argv: string[]): Promise<void> {
     perFile.flatMap((f) => f.records),
     perFile.flatMap((f) => f.withdrawals),
   );
-  const scored = records.map((r) => ({
-    source: r.source,
-    label: (r.label === 'spam' ? 1 : 0) as 0 | 1,
-    p: classifier.spamProbability(r.fields),
+  const verdicts = records.map((r) => ({ record: r, verdict: classifier.classify(r.fields) }));
+  const scored = verdicts.map(({ record, verdict }) => ({
+    source: record.source,
+    label: (record.label === 'spam' ? 1 : 0) as 0 | 1,
+    p: verdict.spamProbability,
   }));
   const result = evaluate(scored, classifier.manifest.threshold);
+  if (values.jsonl !== undefined) {
+    const lines = verdicts.map(({ record, verdict }) =>
+      JSON.stringify({
+        id: record.id,
+        source: record.source,
+        label: record.label,
+        status: verdict.status,
+        spamProbability: verdict.spamProbability,
+        correct: verdict.status === record.label,
+        reasoning: verdict.reasoning,
+      }),
+    );
+    writeFileSync(path.resolve(values.jsonl), lines.length ? `${lines.join('\n')}\n` : '');
+  }
   if (values.json) {
     console.log(JSON.stringify({ model: classifier.modelVersion, threshold: classifier.manifest.threshold, ...result }, null, 2));
     return;
@@ -89,6 +109,20 @@ async function run(argv: string[]): Promise<void> {
   console.log(`model ${classifier.modelVersion}, threshold ${classifier.manifest.threshold.toFixed(4)}, ECE ${result.ece.toFixed(4)}`);
   console.log('source                n   spam   precision   recall   F1          FPR   ROC-AUC');
   for (const [name, m] of [['all', result.overall], ...Object.entries(result.bySource)] as const) console.log(row(name, m));
+  console.log('\nconfusion         spam caught (TP)   spam missed (FN)   legitimate flagged (FP)   legitimate passed (TN)');
+  for (const [name, m] of [['all', result.overall], ...Object.entries(result.bySource)] as const)
+    console.log(
+      `${name.padEnd(16)}  ${String(m.tp).padStart(16)}   ${String(m.fn).padStart(16)}   ${String(m.fp).padStart(23)}   ${String(m.tn).padStart(22)}`,
+    );
+  if (values.jsonl !== undefined) console.log(`\nwrote ${verdicts.length} records to ${values.jsonl}`);
+  if (!values.errors) return;
+  const wrong = verdicts.filter(({ record, verdict }) => verdict.status !== record.label);
+  console.log(`\n${wrong.length} of ${verdicts.length} records wrong (threshold ${classifier.manifest.threshold.toFixed(4)}):`);
+  for (const { record, verdict } of wrong)
+    // clean(): the reasoning quotes the record's words, which must not drive the terminal.
+    console.log(
+      `  ${clean(record.id)} [${clean(record.source)}] labelled ${record.label}, scored ${verdict.status} at p(spam) ${verdict.spamProbability.toFixed(3)}: ${clean(verdict.reasoning)}`,
+    );
 }
 
 runCommand({

@@ -4,28 +4,36 @@ import { runCommand } from '../core/cli/run.ts';
 import { parseFlags, UsageError } from '../core/cli/usage.ts';
 import { initBackend } from '../training/model/backend.ts';
 import { DEFAULT_MLP, ENSEMBLE, mlpFamily, NBLR, type BaseFamily, type DerivedFamily } from '../training/experiments/families.ts';
-import { runProtocol, type SiteResult } from '../training/experiments/protocol.ts';
+import { runProtocol, UnknownSiteError, type SiteResult } from '../training/experiments/protocol.ts';
+import { LANGUAGE_GROUPS, LAYOUT_GROUPS } from '../training/experiments/sites.ts';
 import { renderCurveSvg } from '../training/experiments/curve-chart.ts';
 import { correctionCurve, type CorrectionPoint } from '../training/experiments/corrections.ts';
 import { DEFAULT_CORRECTION } from '../training/model/account-correction.ts';
 import type { BinaryMetrics } from '../core/classifier/manifest.ts';
 import { renderMarkdown } from '../training/experiments/render.ts';
 
-const HELP = `npm run experiment -- lodo [--family nblr,mlp,ensemble] [--folds 5] [--only <site>[,<site>...]] [--curve [--curve-retrain 25,50,100,200]]
+const HELP = `npm run experiment -- <lodo|report|corrections> ...
+npm run experiment -- lodo [--family nblr,mlp,ensemble] [--folds 5] [--only <site>[,<site>...]] [--curve [--curve-retrain 25,50,100,200]]
                              [--mlp-hidden 8] [--mlp-epochs 6] [--markdown out.md] [--json out.json]
 Leave-one-site-out: each YouTube video, SMS, each group of form layouts and each group of form languages is held
 out in turn; every family is trained on the rest (threshold and calibration out of fold, as \`npm run train\`) and
 scored on the held-out site. Then the files of training/holdout/ are scored by models trained on split 42's
 train + validation. --curve adds each site's learning curve (NB-LR). Prints a markdown table.
+--only keeps the sites whose name contains one of the words (case ignored); a word that names none is refused
+(exit 2). The sites: "video: <name>" for each YouTube file (KatyPerry, LMFAO, Eminem, Shakira), "SMS",
+${[...Object.keys(LAYOUT_GROUPS), ...Object.keys(LANGUAGE_GROUPS)].map((n) => `"${n}"`).join(', ')}, and "holdout".
 npm run experiment -- report --json a.json [--json b.json ...] [--chart docs/learning-curve.svg] [--markdown out.md]
-Merges lodo runs' JSON into one table, and draws the learning curve.`;
+Merges lodo runs' JSON into one table, and draws the learning curve.
+npm run experiment -- corrections [--dump .tmp/dump] [--l2 0.001,0.003,0.01,0.03,0.1]
+Refits the per-account corrections from a curve run's dumps (lodo --curve --curve-dump <dir>) at each L2 pull and
+prints mean F1 / FPR over the sites per number of labels.`;
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError('which experiment? lodo, report or corrections');
   if (command === 'report') return report(rest);
   if (command === 'corrections') return corrections(rest);
-  if (command !== 'lodo') throw new UsageError(`unknown experiment ${command}`);
+  if (command !== 'lodo') throw new UsageError(`unknown experiment ${command} (have: lodo, report, corrections)`);
   const { values } = parseFlags(rest, {
     family: { type: 'string', default: 'nblr,mlp,ensemble' },
     folds: { type: 'string', default: '5' },
@@ -138,4 +146,4 @@ function report(argv: string[]): void {
   }
 }
 
-runCommand({ name: 'experiment', usage: HELP, main: run });
+runCommand({ name: 'experiment', usage: HELP, main: run, exitCodeOf: (e) => (e instanceof UnknownSiteError ? 2 : undefined) });

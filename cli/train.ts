@@ -6,14 +6,17 @@ import { DataError } from '../training/data/loaders.ts';
 import { BACKENDS, BackendError, isBackendName, type BackendName } from '../training/model/backend.ts';
 import { ModelExistsError } from '../training/model/export.ts';
 import { comparisonWithActive, keepWhatServes } from '../training/lifecycle/compare-with-active.ts';
+import { DEFAULT_HOLDOUT_DIR } from '../training/data/holdout.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../training/pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
-                  [--nb-alpha 0.5] [--nb-mix 0.5]
+                  [--nb-alpha 0.5] [--nb-mix 0.5] [--holdout training/holdout]
 Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
-manifest.json, report.md) and prints the test metrics, then compares it with the model that serves on the same
-test split. It does not change what serves: \`npm run models -- promote <version>\` does. --nb-mix 1 trains plain logistic regression
+manifest.json, report.md, trained-on.txt) and prints the test metrics, then compares it with the model that serves
+on the test split less every record that model trained on (saying how many records that left). A record's side
+(train / validation / test) is a hash of its normalised text and the seed: adding data never moves a test record
+into training. A data record whose text is in a --holdout file is never trained on. It does not change what serves: \`npm run models -- promote <version>\` does. --nb-mix 1 trains plain logistic regression
 instead of NB-LR (naive-Bayes feature scaling). Without --backend: tensorflow when @tensorflow/tfjs-node
 is installed, else wasm.`;
 
@@ -30,6 +33,7 @@ function parseCommandLine(argv: string[]) {
     'nb-alpha': { type: 'string', default: String(DEFAULT_NB_SCALING.alpha) },
     'nb-mix': { type: 'string', default: String(DEFAULT_NB_SCALING.mix) },
     backend: { type: 'string' },
+    holdout: { type: 'string', default: DEFAULT_HOLDOUT_DIR },
   });
 }
 
@@ -87,6 +91,7 @@ async function run(argv: string[]): Promise<void> {
     sourceWeights: DEFAULT_SOURCE_WEIGHTS,
     nbScaling: nbMix === 1 ? null : { alpha: num(values, 'nb-alpha', 1e-6, 1000), mix: nbMix },
     backend: backend(values.backend),
+    holdoutDir: path.resolve(values.holdout),
     log,
     progress,
   };
@@ -106,7 +111,7 @@ async function run(argv: string[]): Promise<void> {
     );
   }
   // Training never changes what serves: it ends with how the candidate compares with what does.
-  for (const line of await comparisonWithActive(options.outDir, result)) console.log(line);
+  for (const line of await comparisonWithActive(options.outDir, result, options.dataDir, options.holdoutDir as string)) console.log(line);
 }
 
 // Caught by runCommand: uncaught, an error reaches the WASM backend's own handler, which prints the whole minified backend.

@@ -7,7 +7,8 @@ import { dequantize, quantizeUint8, type HashedWeights } from '../core/classifie
 import type { Manifest } from '../core/classifier/manifest.ts';
 import { initBackend, type BackendName } from './model/backend.ts';
 import { DataError, loadDataDir, LABEL_WEIGHTS } from './data/loaders.ts';
-import { splitRecords, type Split } from './data/split.ts';
+import { DEFAULT_SPLIT, normalizedText, SPLIT_RULE, splitRecords, textHash, type Split } from './data/split.ts';
+import { holdoutTexts, DEFAULT_HOLDOUT_DIR } from './data/holdout.ts';
 import { seededRandom, shuffleInPlace } from './data/random.ts';
 import type { LabelledRecord } from './data/record.ts';
 import { trainLinear, type TrainingExample } from './model/train-linear.ts';
@@ -15,7 +16,7 @@ import { foldScales, nbScales, scaleExamples, type NbScaling } from './model/nb-
 import { fitPlatt, sigmoid, thresholdForFpr, type Platt } from './model/calibrate.ts';
 import { evaluate, type Scored } from './model/metrics.ts';
 import { buildLayersModel } from './model/linear-model.ts';
-import { exportModel } from './model/export.ts';
+import { exportModel, TRAINED_ON_FILE } from './model/export.ts';
 import { renderReport } from './model/report.ts';
 import { applyAccountLabelPolicy, GLOBAL_MIN_ACCOUNTS } from './data/account-labels.ts';
 import { DEFAULT_CORRECTION_SETTINGS, fitAccountCorrections, type CorrectionSettings } from './model/fit-account-corrections.ts';
@@ -30,6 +31,8 @@ export interface TrainingOptions {
   readonly l2: number;
   readonly targetFpr: number;
   readonly sourceWeights: Readonly<Record<string, number>>;
+  /** The held-out sets no run trains on: a data record with one of their texts is left out. Default training/holdout. */
+  readonly holdoutDir?: string;
   /** Naive-Bayes feature scaling for the model (never the baseline); default DEFAULT_NB_SCALING, null for none. */
   readonly nbScaling?: NbScaling | null;
   readonly backend?: BackendName;
@@ -80,8 +83,21 @@ interface FittedModel {
 export async function runTraining(opts: TrainingOptions): Promise<TrainingResult> {
   const started = performance.now();
   const backend = await initBackend(opts.backend);
-  const { records: loaded, files, withdrawn } = loadDataDir(opts.dataDir);
-  opts.log(`loaded ${loaded.length} records from ${files.length} files (backend ${backend})`);
+  const holdoutDir = path.resolve(opts.holdoutDir ?? DEFAULT_HOLDOUT_DIR);
+  const within = path.relative(holdoutDir, path.resolve(opts.dataDir));
+  if (within === '' || (!within.startsWith('..') && !path.isAbsolute(within)))
+    throw new DataError(
+      `${opts.dataDir} is inside the held-out sets' folder ${holdoutDir}: those are never trained on. No model was exported.`,
+    );
+  const { records: all, files, withdrawn } = loadDataDir(opts.dataDir);
+  opts.log(`loaded ${all.length} records from ${files.length} files (backend ${backend})`);
+  // The held-out sets measure what training never saw: a copy of one of their texts in the data is not trained on.
+  const heldOut = holdoutTexts(holdoutDir);
+  const loaded = all.filter((r) => !heldOut.texts.has(normalizedText(r.fields)));
+  if (loaded.length < all.length)
+    opts.log(
+      `left out ${all.length - loaded.length} records whose text is in a held-out set (${path.relative(process.cwd(), holdoutDir) || holdoutDir})`,
+    );
   // Labels that name their account train that account's correction; the global model sees only those accounts agree on.
   const policy = applyAccountLabelPolicy(loaded);
   const accountLabels = policy.agreed + policy.heldBack;
@@ -90,7 +106,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       `account labels: ${accountLabels} from ${policy.byAccount.size} accounts, ${policy.agreed} agreed across accounts and enter the global model`,
     );
   const records = policy.global;
-  const split = splitRecords(records, { seed: opts.seed, validation: 0.15, test: 0.15 });
+  const split = splitRecords(records, { seed: opts.seed, ...DEFAULT_SPLIT });
   opts.log(
     `split: train ${split.train.length}, validation ${split.validation.length}, test ${split.test.length}; ${split.duplicates} duplicates dropped`,
   );
@@ -120,6 +136,11 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const version = created.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   // Counted after the split: a label whose text a newer label repeats never reaches training.
   const labelRecords = [...split.train, ...split.validation, ...split.test].filter((r) => r.source === 'labels');
+  // Every text it learned from (account labels held back from the global model trained their corrections): what a
+  // later comparison must leave out. Everything loaded but the test split.
+  const testTexts = new Set(split.test.map((r) => normalizedText(r.fields)));
+  const trainedOn = [...new Set(loaded.map((r) => normalizedText(r.fields)).filter((t) => !testTexts.has(t)))].map(textHash).sort();
+  const trainedOnText = `${[...new Set(trainedOn)].join('\n')}\n`;
   const manifest: Manifest = {
     version,
     created: created.toISOString(),
@@ -135,6 +156,13 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
         sha256: createHash('sha256').update(readFileSync(f.path)).digest('hex'),
         records: f.records,
       })),
+      split: { rule: SPLIT_RULE, seed: opts.seed, ...DEFAULT_SPLIT },
+      trainedOn: {
+        file: TRAINED_ON_FILE,
+        texts: new Set(trainedOn).size,
+        sha256: createHash('sha256').update(trainedOnText).digest('hex'),
+      },
+      heldOut: { files: heldOut.files, texts: heldOut.texts.size, excluded: all.length - loaded.length },
       splits: splitCounts(split),
       duplicatesDropped: split.duplicates,
       conflictingLabels: split.conflicts,
@@ -196,7 +224,15 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
   const model = buildLayersModel(extractor.dimension, dequantize(main.weights), main.bias);
   const dir = path.join(opts.outDir, version);
   const final: Manifest = { ...manifest, trainingSeconds: Math.round((performance.now() - started) / 100) / 10 };
-  const written = await exportModel(dir, model, final, renderReport(final), main.weights, corrected === 0 ? undefined : corrections);
+  const written = await exportModel(
+    dir,
+    model,
+    final,
+    renderReport(final),
+    main.weights,
+    corrected === 0 ? undefined : corrections,
+    trainedOnText,
+  );
   model.dispose();
   return { manifest: written, dir, test: split.test, labelsContradictingData: split.labelsContradictingData };
 }

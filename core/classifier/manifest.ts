@@ -42,6 +42,30 @@ export const manifestSchema = z.object({
   data: z.object({
     files: z.array(z.object({ path: z.string(), sha256: z.string().length(64), records: z.number().int() })),
     splits: z.record(z.string(), z.object({ train: z.number().int(), validation: z.number().int(), test: z.number().int() })),
+    /**
+     * How the split was drawn; absent in models exported before it was recorded, which used the seeded shuffle
+     * ('seeded-shuffle') with parameters.seed and 15% / 15%.
+     */
+    split: z
+      .object({
+        rule: z.enum(['sha256-text', 'seeded-shuffle']),
+        seed: z.number().int(),
+        validation: z.number().min(0).max(1),
+        test: z.number().min(0).max(1),
+      })
+      .optional(),
+    /**
+     * The file in the model's folder listing every text it learned from (64-bit hashes of the normalised text, one a
+     * line, sorted): what a comparison leaves out. Absent in older models (their training set is rebuilt from the
+     * data files the manifest lists, when those are unchanged).
+     */
+    trainedOn: z
+      .object({ file: z.literal('trained-on.txt'), texts: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })
+      .optional(),
+    /** The held-out sets (training/holdout/) kept out of this run: how many texts they hold, how many data records matched one. */
+    heldOut: z
+      .object({ files: z.number().int().nonnegative(), texts: z.number().int().nonnegative(), excluded: z.number().int().nonnegative() })
+      .optional(),
     duplicatesDropped: z.number().int(),
     conflictingLabels: z.number().int(),
     labels: z.object({

@@ -12,11 +12,20 @@ export const SERVING_FILE = 'serving.json';
 
 const version = z.string().regex(MODEL_VERSION_PATTERN, 'must be a model version such as 20261125-002832');
 
+/** How many promotions back a rollback can walk; older ones are dropped from the record. */
+export const MAX_SERVING_HISTORY = 20;
+
 /** models/serving.json: what serves, what it replaced (for rollback), what is shadowed, and who changed it when. */
 export const servingRecordSchema = z
   .object({
     active: version,
+    /** The last of `history` (what a rollback brings back), kept for readers of records written before it. */
     previous: version.nullable(),
+    /**
+     * The versions each promotion replaced, oldest first: a rollback takes the last one off, so rollbacks walk back
+     * through promotions and never forward. Absent in records written before it: `previous` alone is the history.
+     */
+    history: z.array(version).max(MAX_SERVING_HISTORY).optional(),
     shadow: version.nullable().default(null),
     changedAt: z.string().datetime(),
     changedBy: z.string().min(1),
@@ -59,6 +68,12 @@ export function parseServingRecord(text: string, file: string): ServingRecord {
     throw new ServingRecordError(`${file}: ${issue?.path.join('.') || 'record'}: ${issue?.message}`);
   }
   return parsed.data;
+}
+
+/** The versions a rollback can walk back to, the next one last. */
+export function servingHistory(record: ServingRecord | undefined): string[] {
+  if (record === undefined) return [];
+  return record.history ?? (record.previous === null ? [] : [record.previous]);
 }
 
 /** The record, or undefined when there is none (a fresh clone: the newest version serves). */

@@ -12,6 +12,13 @@ export const PAIR_RETENTION_SECONDS = 30 * 24 * 3600;
 
 const scoreSchema = z.object({ version: z.string(), status: labelSchema, spamProbability: z.number().min(0).max(1) });
 
+/** Why the review policy queued a submission, and the chance it had of being queued (the sample rate for `sample`, else 1). */
+export const queuedSchema = z.object({
+  reason: z.enum(['disagreement', 'spam', 'low-confidence', 'sample']),
+  probability: z.number().gt(0).max(1),
+});
+export type Queued = z.infer<typeof queuedSchema>;
+
 /** One submission scored by both models: what shadow-report matches with moderators' labels. */
 export const shadowPairSchema = z.object({
   submissionId: z.string().uuid(),
@@ -20,6 +27,8 @@ export const shadowPairSchema = z.object({
   receivedAt: z.string().datetime(),
   active: scoreSchema,
   shadow: scoreSchema,
+  /** Why it went to review: shadow-report weights its label by 1 / probability. Absent in pairs stored before it was kept. */
+  queued: queuedSchema.optional(),
 });
 export type ShadowPair = z.infer<typeof shadowPairSchema>;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Classifier, Score, Verdict } from '../../core/classifier/types.ts';
+import type { Queued } from '../../core/classifier/shadow-store.ts';
 import { formatHostPort } from '../origin/host.ts';
 import type { ReviewSink } from '../review/intake/job-schema.ts';
 import type { TrafficRecorder } from '../review/dashboard/traffic.ts';
@@ -145,15 +146,17 @@ function scoreInShadow(deps: VerifyDeps, sampling: ShadowScoring, shadow: Classi
         receivedAt: item.receivedAt,
         active: pairOf(item.verdict),
         shadow: pairOf(other),
+        // Why it went to review: shadow-report weights its label by 1 / the chance of being queued.
+        ...(queued === undefined ? {} : { queued }),
       },
-      queued,
+      queued !== undefined,
     )
     .catch((err: unknown) => deps.log?.warn({ err }, 'shadow sink threw'));
 }
 
-/** Offers the verdict to the review queue; true when it goes to review. */
-function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Score): boolean {
-  if (deps.reviewSink === undefined) return false;
+/** Offers the verdict to the review queue; why it goes to review, or undefined when it does not. */
+function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Score): Queued | undefined {
+  if (deps.reviewSink === undefined) return undefined;
   const o = originHostOf(item.origin);
   try {
     return deps.reviewSink.offer({
@@ -178,6 +181,6 @@ function offerForReview(deps: VerifyDeps, item: ReviewItem, shadow?: Score): boo
   } catch (err) {
     // The sink promises not to throw; if it does, the caller still gets its verdict.
     deps.log?.warn({ err }, 'review sink threw');
-    return false;
+    return undefined;
   }
 }

@@ -128,3 +128,41 @@ describe('npm run evaluate on the UCI SMS file under its own name (no extension)
     expect(r.stdout.split('\n').find((l) => l.startsWith('SMSSpamCollection'))).toMatch(/^SMSSpamCollection\s+5\s+2\s/);
   }, 60_000);
 });
+
+describe('npm run evaluate --errors and --jsonl: each wrong record, with its score and reasoning, without a service', () => {
+  // Four of the hand-written forms of sixty-new-forms.jsonl: the bundled model passes wt-s12 (a short Russian betting
+  // link) and gets the other three right.
+  const lines = readFileSync(path.join(repoRoot, 'test/fixtures/training/sixty-new-forms.jsonl'), 'utf8').split('\n');
+  const pick = (id: string) => lines.find((l) => l.includes(`"id": "${id}"`)) as string;
+  const small = file('four-forms.jsonl', `${['wt-l01', 'wt-l04', 'wt-s01', 'wt-s12'].map(pick).join('\n')}\n`);
+
+  it('--errors lists the wrong record only, and the confusion table counts it per source', async () => {
+    const r = await evaluate(['--model', bundledModel, '--data', small, '--errors']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^four-forms\s+1\s+1\s+0\s+2\s*$/m);
+    expect(r.stdout).toContain('1 of 4 records wrong');
+    expect(r.stdout).toMatch(
+      /^ {2}wt-s12 \[four-forms\] labelled spam, scored legitimate at p\(spam\) 0\.\d{3}: Borderline legitimate \(0\.\d\d\): .+/m,
+    );
+    expect(r.stdout).not.toMatch(/^ {2}wt-(l01|l04|s01) /m);
+  }, 60_000);
+
+  it('--jsonl writes every record with its verdict, probability and reasoning', async () => {
+    const out = path.join(tmp, 'verdicts.jsonl');
+    const r = await evaluate(['--model', bundledModel, '--data', small, '--jsonl', out]);
+    expect(r.code).toBe(0);
+    const rows = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rows.map((x) => [x.id, x.correct])).toEqual([
+      ['wt-l01', true],
+      ['wt-l04', true],
+      ['wt-s01', true],
+      ['wt-s12', false],
+    ]);
+    expect(rows[3]).toMatchObject({ label: 'spam', status: 'legitimate', reasoning: expect.stringMatching(/^Borderline legitimate/) });
+    expect(rows[3]?.spamProbability).toBeGreaterThan(0.5);
+  }, 60_000);
+});

@@ -48,7 +48,9 @@ describe('npm run models: changes', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no serving record, the newest version serves');
     expect(r.stdout).toMatch(new RegExp(`^${OTHER_FEATURES} .* active$`, 'm'));
-    expect(r.stdout).toMatch(new RegExp(`^${A} .*2026-11-25T00:28:32 .*%\\s+$`, 'm'));
+    // Each row names the test set its figures were taken on: the copies share the bundled model's.
+    expect(r.stdout).toMatch(new RegExp(`^${A} .*2026-11-25T00:28:32 .*% +seeded-shuffle seed 42 data [0-9a-f]{8}\\s*$`, 'm'));
+    expect(r.stdout).toContain('Every test figure above was measured on the same test set');
   });
 
   it('promote refuses (exit 1, record untouched) a version that is missing, corrupt or of another feature version, naming why', async () => {
@@ -68,7 +70,7 @@ describe('npm run models: changes', () => {
     expect(await readServingRecord(dir)).toBeUndefined();
   });
 
-  it('promote makes a version active and the one it replaced previous; rollback swaps them back', async () => {
+  it('promote makes a version active and the one it replaced previous; rollback walks back through promotions, never forward', async () => {
     const first = await models('promote', A);
     expect(first.code).toBe(0);
     expect(await readServingRecord(dir)).toMatchObject({
@@ -80,13 +82,31 @@ describe('npm run models: changes', () => {
     expect(await models('promote', A)).toMatchObject({ code: 1, stderr: expect.stringContaining(`${A} is already active`) });
     const second = await models('promote', B);
     expect(second).toMatchObject({ code: 0, stdout: expect.stringContaining(`promoted ${B} (previous: ${A}`) });
-    expect(await readServingRecord(dir)).toMatchObject({ active: B, previous: A });
+    expect(second.stdout).toContain('no shadow was set');
+    expect((await models('promote', A)).code).toBe(0);
+    expect(await readServingRecord(dir)).toMatchObject({ active: A, previous: B, history: [OTHER_FEATURES, A, B] });
+    // Promotions: OTHER → A → B → A. Rollbacks undo them in turn: B, then A, then OTHER (which cannot serve).
     const back = await models('rollback');
-    expect(back).toMatchObject({ code: 0, stdout: expect.stringContaining(`rolled back: ${A} is active again (${B} is previous)`) });
-    expect(await readServingRecord(dir)).toMatchObject({ active: A, previous: B });
+    expect(back).toMatchObject({ code: 0, stdout: expect.stringContaining(`rolled back from ${A}: ${B} is active again`) });
+    expect(await readServingRecord(dir)).toMatchObject({ active: B, previous: A, history: [OTHER_FEATURES, A] });
+    const further = await models('rollback');
+    expect(further).toMatchObject({ code: 0, stdout: expect.stringContaining(`rolled back from ${B}: ${A} is active again`) });
     const list = await models('list');
     expect(list.stdout).toMatch(new RegExp(`^${A} .* active$`, 'm'));
-    expect(list.stdout).toMatch(new RegExp(`^${B} .* previous$`, 'm'));
+    expect(list.stdout).toMatch(new RegExp(`^${OTHER_FEATURES} .* previous$`, 'm'));
+    // The third goes back to OTHER_FEATURES, which cannot serve: refused, nothing changed; never forward to B.
+    const third = await models('rollback');
+    expect(third).toMatchObject({ code: 1, stderr: expect.stringContaining(`${OTHER_FEATURES} cannot serve`) });
+    expect(await readServingRecord(dir)).toMatchObject({ active: A, history: [OTHER_FEATURES] });
+  });
+
+  it('rollback with no promotion left to undo refuses plainly (exit 1) and changes nothing', async () => {
+    const record = { active: A, previous: null, history: [], shadow: null, changedAt: new Date().toISOString(), changedBy: 't' };
+    writeFileSync(servingFile(dir), JSON.stringify(record));
+    const r = await models('rollback');
+    expect(r).toMatchObject({ code: 1, stderr: expect.stringContaining('nothing to roll back to') });
+    expect(r.stderr).toContain('never forward');
+    expect(JSON.parse(readFileSync(servingFile(dir), 'utf8'))).toEqual(record);
   });
 
   it('rollback refuses when the previous version cannot serve any more', async () => {
@@ -106,8 +126,12 @@ describe('npm run models: changes', () => {
     expect(await models('shadow', B)).toMatchObject({ code: 0, stdout: expect.stringContaining(`shadowing ${B} beside ${A}`) });
     expect(await readServingRecord(dir)).toMatchObject({ active: A, shadow: B });
     expect((await models('list')).stdout).toMatch(new RegExp(`^${B} .* shadow$`, 'm'));
-    // Promoting the shadow ends its shadowing.
-    expect((await models('promote', B)).code).toBe(0);
+    // Promoting the shadow ends its shadowing, and says so.
+    const promoted = await models('promote', B);
+    expect(promoted).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`the shadow ${B} is now the active model, so nothing is shadowed`),
+    });
     expect(await readServingRecord(dir)).toMatchObject({ active: B, previous: A, shadow: null });
     expect((await models('shadow', A)).code).toBe(0);
     expect(await models('shadow', '--off')).toMatchObject({ code: 0, stdout: `shadow ${A} off\n` });
@@ -136,7 +160,15 @@ describe('npm run models -- compare', () => {
     const file = path.join(repoRoot, 'test/fixtures/training/forms/mini.jsonl');
     const r = await models('compare', A, B, '--data', file);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`${A} → ${B} on ${file}`);
+    // A and B are copies of the bundled model: the fixture's records that it trained on are left out, and counted.
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^${A} → ${B} on \\d+ records of ${file} that neither model trained on \\(of 80: \\d+ were in ${A}'s training data, \\d+ were in ${B}'s training data\\)$`,
+        'm',
+      ),
+    );
+    expect(r.stdout).toMatch(/^held-out sets \(.*training\/holdout\), never trained on:$/m);
+    expect(r.stdout).toMatch(/^ {2}b2b\.jsonl +174 /m);
     expect(r.stdout).toMatch(/^paired on \d+ records: both right \d+, both wrong \d+$/m);
     expect(r.stdout).toMatch(new RegExp(`^  fixed by ${B}  \\d+`, 'm'));
     expect(r.stdout).toMatch(/^McNemar exact test: p = /m);

@@ -23,7 +23,7 @@ async function modelsWithA(): Promise<string> {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('npm run train exports a candidate and never changes what serves', () => {
-  it('leaves the record as it was and ends with the candidate beside the active model on the same test split', async () => {
+  it('leaves the record as it was and ends with the candidate beside the active model, or why it cannot be compared fairly', async () => {
     const dir = await modelsWithA();
     await writeServingRecord(dir, { active: A, previous: null, shadow: null, changedAt: '2026-02-01T00:00:00.000Z', changedBy: 'ada@ops' });
     const before = readFileSync(servingFile(dir), 'utf8');
@@ -37,15 +37,15 @@ describe('npm run train exports a candidate and never changes what serves', () =
     expect(out).toContain(
       "moderator labels: trained on 2; 0 of them contradicted the model's verdict, 0 contradicted a data record of the same text",
     );
+    expect(out).toMatch(new RegExp(`^${candidate} is a candidate; ${A} still serves\\.$`, 'm'));
+    // A is a copy of the bundled model: it lists no training set, and the files its manifest names are not in the
+    // fixture, so which fixture records it trained on cannot be known; the comparison is refused, not made on them.
     expect(out).toMatch(
-      new RegExp(`^${candidate} is a candidate; ${A} still serves\\. Compared on this run's test split \\((\\d+) records\\):$`, 'm'),
+      new RegExp(
+        `^no comparison: cannot tell which records ${A} trained on: .*forms/legitimate-2\\.jsonl is missing.*compare on files it never saw with --data$`,
+        'm',
+      ),
     );
-    const n = Number(/test split \((\d+) records\)/.exec(out)?.[1]);
-    expect(out).toMatch(new RegExp(`^  all \\(${n}\\) +\\d\\.\\d{3} → \\d\\.\\d{3} +\\d+\\.\\d{2}% → \\d+\\.\\d{2}%`, 'm'));
-    expect(out).toMatch(new RegExp(`^paired on ${n} records: both right \\d+, both wrong \\d+$`, 'm'));
-    expect(out).toMatch(/^McNemar exact test: p = /m);
-    // A model trained for two epochs on 80 records is worse than the shipped one, and the summary says so plainly.
-    expect(out).toMatch(new RegExp(`^WARNING: ${candidate} is worse than ${A} on all`, 'm'));
     expect(out).toContain(`to serve it: npm run models -- promote ${candidate}`);
   }, 120_000);
 

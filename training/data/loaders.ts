@@ -222,9 +222,9 @@ export interface LoadedData {
 
 /**
  * The repo's data folder: youtube/*.csv, sms/*.tsv, forms/*.jsonl and the moderators' labels/*.jsonl (.ndjson is
- * read as .jsonl). The source of a record is its folder's name.
+ * read as .jsonl). The source of a record is its folder's name. `only` keeps the files (`<folder>/<name>`) it accepts.
  */
-export function loadDataDir(dir: string): LoadedData {
+export function loadDataDir(dir: string, only?: (relativePath: string) => boolean): LoadedData {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new DataError(`data folder not found: ${dir}`);
   const records: LabelledRecord[] = [];
   const withdrawals: Withdrawal[] = [];
@@ -234,6 +234,8 @@ export function loadDataDir(dir: string): LoadedData {
     if (!statSync(folder).isDirectory()) continue;
     for (const f of readdirSync(folder).sort()) {
       if (!DATA_DIR_EXTENSIONS.includes(path.extname(f).toLowerCase())) continue;
+      // `only`: the files an older model's manifest lists, read in the same order, to rebuild what it trained on.
+      if (only !== undefined && !only(`${sub}/${f}`)) continue;
       const file = path.join(folder, f);
       const loaded = readLabelledFile(file, sub);
       records.push(...loaded.records);

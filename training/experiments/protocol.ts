@@ -36,6 +36,20 @@ export interface ProtocolOptions {
   readonly onProgress?: (results: readonly SiteResult[]) => void;
 }
 
+/** The name --only gives to the files of training/holdout/, scored after the sites. */
+export const HOLDOUT_SITE = 'holdout';
+
+/** --only named no site: nothing would run. */
+export class UnknownSiteError extends Error {
+  override name = 'UnknownSiteError';
+  constructor(
+    readonly unknown: readonly string[],
+    readonly valid: readonly string[],
+  ) {
+    super(`no site matches ${unknown.map((u) => `"${u}"`).join(', ')}; --only takes (part of) one of: ${valid.join('; ')}`);
+  }
+}
+
 export interface FamilyFigures {
   readonly threshold: number;
   readonly metrics: BinaryMetrics;
@@ -163,8 +177,14 @@ export async function runProtocol(opts: ProtocolOptions): Promise<SiteResult[]> 
   const examples = new Map(unique.map((r) => [r, toExample(extractor, r)]));
   const s: TrainSettings = { dimension: extractor.dimension, seed: opts.seed, nb: DEFAULT_NB_SCALING };
   const results: SiteResult[] = [];
-  const wanted = (name: string) => opts.only.length === 0 || opts.only.some((o) => name.toLowerCase().includes(o.toLowerCase()));
-  for (const site of protocolSites(unique, meta).filter((x) => wanted(x.name))) {
+  const sites = protocolSites(unique, meta);
+  const names = [...sites.map((x) => x.name), HOLDOUT_SITE];
+  const matches = (name: string, o: string) => name.toLowerCase().includes(o.toLowerCase());
+  // A word that names no site would run nothing and print a table of nothing: refused before any training.
+  const unknown = opts.only.filter((o) => !names.some((n) => matches(n, o)));
+  if (unknown.length > 0) throw new UnknownSiteError(unknown, names);
+  const wanted = (name: string) => opts.only.length === 0 || opts.only.some((o) => matches(name, o));
+  for (const site of sites.filter((x) => wanted(x.name))) {
     const held = unique.filter(site.has);
     const pool = unique.filter((r) => !site.has(r)).map((r) => examples.get(r) as Example);
     opts.log(`${site.name}: ${held.length} held out, ${pool.length} to train on`);
@@ -183,7 +203,7 @@ export async function runProtocol(opts: ProtocolOptions): Promise<SiteResult[]> 
     results.push(result);
     opts.onProgress?.(results);
   }
-  if (wanted('holdout')) {
+  if (wanted(HOLDOUT_SITE)) {
     const split = splitRecords(records, { seed: 42, validation: 0.15, test: 0.15 });
     const pool = [...split.train, ...split.validation].map((r) => toExample(extractor, r));
     opts.log(`held-out files: trained on split 42's train + validation (${pool.length}), as the shipped model is`);

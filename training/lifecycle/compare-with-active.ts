@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { listModelVersions, loadModelFolder } from '../../core/classifier/load.ts';
 import { chooseServing, readServingRecord, servingFile, writeServingRecord } from '../../core/classifier/serving-record.ts';
-import { compareModels, renderComparison } from '../model/compare.ts';
+import { fairComparison } from './fair-comparison.ts';
 import type { TrainingResult } from '../pipeline.ts';
 
 /**
@@ -26,10 +26,15 @@ export async function keepWhatServes(modelsDir: string, now = new Date()): Promi
 
 /**
  * The end of `npm run train`: the run exported a candidate, which serves only once promoted; this sets it beside the
- * model that serves from the same folder, on the run's own test split, so a worse candidate is said before anyone
- * promotes it.
+ * model that serves from the same folder, on the run's own test split less every record the serving model trained
+ * on (as `npm run models -- compare` does), so a worse candidate is said before anyone promotes it.
  */
-export async function comparisonWithActive(modelsDir: string, result: TrainingResult): Promise<string[]> {
+export async function comparisonWithActive(
+  modelsDir: string,
+  result: TrainingResult,
+  dataDir: string,
+  holdoutDir: string,
+): Promise<string[]> {
   const version = result.manifest.version;
   const labels = result.manifest.data.labels;
   const lines = [
@@ -47,12 +52,20 @@ export async function comparisonWithActive(modelsDir: string, result: TrainingRe
     return lines;
   }
   const active = chooseServing(record, others, pinned).active;
-  lines.push(
-    `${version} is a candidate; ${active} still serves${pinned ? ' (MODEL_VERSION)' : ''}. Compared on this run's test split (${result.test.length} records):`,
-  );
+  lines.push(`${version} is a candidate; ${active} still serves${pinned ? ' (MODEL_VERSION)' : ''}.`);
   try {
-    const [current, candidate] = await Promise.all([loadModelFolder(path.join(modelsDir, active)), loadModelFolder(result.dir)]);
-    lines.push(...renderComparison(compareModels(current, candidate, result.test)));
+    const activeDir = path.join(modelsDir, active);
+    const [current, candidate] = await Promise.all([loadModelFolder(activeDir), loadModelFolder(result.dir)]);
+    const fair = fairComparison({
+      current: { model: current, dir: activeDir },
+      candidate: { model: candidate, dir: result.dir },
+      records: result.test,
+      what: `this run's test split (seed ${result.manifest.parameters.seed})`,
+      dataDir,
+      givenFiles: false,
+      holdoutDir,
+    });
+    lines.push(...fair.lines);
   } catch (e) {
     lines.push(`no comparison: ${(e as Error).message}`);
   }

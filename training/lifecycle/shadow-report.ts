@@ -8,11 +8,10 @@ import {
   readPairs,
   readRuns,
   ShadowKeys,
-  type ShadowPair,
 } from '../../core/classifier/shadow-store.ts';
 import { latestLabels, readLabelledFile } from '../data/loaders.ts';
 import type { LabelledRecord } from '../data/record.ts';
-import { binaryMetrics } from '../model/metrics.ts';
+import { labelledLines } from './shadow-estimate.ts';
 
 export interface ShadowReportOptions {
   readonly redisUrl: string;
@@ -36,28 +35,6 @@ function labelsIn(dir: string): Map<string, LabelledRecord> {
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-
-/** Each model's precision, recall and false-positive rate on the labelled submissions both scored. */
-function onLabels(pairs: Array<{ pair: ShadowPair; label: LabelledRecord }>): string[] {
-  if (pairs.length === 0) return ['    no labelled submissions yet (label items in /review, then `npm run labels:export`)'];
-  const lines = [`    on ${pairs.length} labelled submissions   precision   recall      FPR`];
-  for (const role of ['active', 'shadow'] as const) {
-    const m = binaryMetrics(
-      pairs.map(({ pair, label }) => ({
-        source: 'labels',
-        label: label.label === 'spam' ? 1 : 0,
-        p: pair[role].status === 'spam' ? 1 : 0,
-      })),
-      0.5,
-    );
-    const version = pairs[0]?.pair[role].version ?? '';
-    const cell = (defined: boolean, x: number) => (defined ? pct(x) : 'n/a').padStart(9);
-    lines.push(
-      `      ${`${role} ${version}`.padEnd(30)} ${cell(m.tp + m.fp > 0, m.precision)}  ${cell(m.spam > 0, m.recall)}  ${cell(m.legitimate > 0, m.fpr)}`,
-    );
-  }
-  return lines;
-}
 
 /** Agreement counts per account and form for every (active, shadow) pairing seen, beside both models on labels. */
 export async function shadowReport(o: ShadowReportOptions): Promise<string[]> {
@@ -88,8 +65,8 @@ export async function shadowReport(o: ShadowReportOptions): Promise<string[]> {
         }
         const labelled = [...pairs.values()]
           .filter((p) => p.accountId === account && p.active.version === run.active && p.shadow.version === run.shadow)
-          .map((pair) => ({ pair, label: labels.get(pair.submissionId) as LabelledRecord }));
-        lines.push(...onLabels(labelled));
+          .map((pair) => ({ pair, label: (labels.get(pair.submissionId) as LabelledRecord).label }));
+        lines.push(...labelledLines(labelled));
       }
     }
     if (lines.length === 0) return [`nothing shadowed for account ${o.account}`];

@@ -10,6 +10,9 @@ import type { HashedWeights } from '../../core/classifier/hashed-weights.ts';
 import { ACCOUNTS_FILE, accountsFileSchema, type AccountsFile } from '../../core/classifier/account-corrections.ts';
 import { LAYER_NAMES } from './linear-model.ts';
 
+/** The list of texts a model learned from, beside its manifest (not served: the service never reads it). */
+export const TRAINED_ON_FILE = 'trained-on.txt';
+
 export class ModelExistsError extends Error {
   override name = 'ModelExistsError';
 }
@@ -29,8 +32,11 @@ export async function exportModel(
   report: string,
   hashed: HashedWeights & { readonly table: Uint8Array },
   accounts?: AccountsFile,
+  trainedOn?: string,
 ): Promise<Manifest> {
   const valid = manifestSchema.parse(manifest);
+  if ((trainedOn !== undefined) !== (valid.data.trainedOn !== undefined))
+    throw new Error('the manifest must list trained-on.txt exactly when it is exported');
   if ((accounts !== undefined) !== (valid.accountCorrections !== undefined))
     throw new Error('the manifest must list accounts.json exactly when it is exported');
   if (await stat(dir).catch(() => null)) throw new ModelExistsError(`${dir} already exists: not overwriting a model`);
@@ -42,6 +48,8 @@ export async function exportModel(
   await mkdir(partial);
   let written: Manifest;
   try {
+    // Before the model's files: writeModel syncs the folder last.
+    if (trainedOn !== undefined) await writeDurably(path.join(partial, TRAINED_ON_FILE), trainedOn);
     written = await writeModel(partial, model, valid, report, hashed, accounts);
   } catch (err) {
     // A failed export (a full disk, say) leaves nothing behind; only a crash can, and the next export clears it.

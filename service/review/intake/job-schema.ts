@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queuedSchema, type Queued } from '../../../core/classifier/shadow-store.ts';
 
 /** Data of one review-queue job; the job id is the submissionId, so a submission is queued once. */
 export const reviewJobSchema = z.object({
@@ -23,6 +24,8 @@ export const reviewJobSchema = z.object({
     reasoning: z.string(),
     modelVersion: z.string(),
   }),
+  /** Why the policy queued it, and its chance of being queued: absent from items queued before this was recorded. */
+  queued: queuedSchema.optional(),
   /** The shadow model's verdict, when it scored this submission too (after the answer; the caller never saw it). */
   shadow: z.object({ status: z.enum(['spam', 'legitimate']), confidence: z.number().min(0).max(1), modelVersion: z.string() }).optional(),
 });
@@ -36,8 +39,10 @@ export type ReviewJob = z.infer<typeof reviewJobSchema>;
 
 /** What the verify route hands to the review queue after each verdict; it never blocks or throws. */
 export interface ReviewSink {
-  /** Decides (spam / low confidence / sample) and queues off the response path. */
-  /** Returns whether the job goes to review (so a moderator may label it). */
-  offer(job: ReviewJob): boolean;
+  /**
+   * Decides (disagreement / spam / low confidence / sample) and queues off the response path. Returns why the job
+   * goes to review (so a moderator may label it), or undefined when it does not.
+   */
+  offer(job: ReviewJob): Queued | undefined;
   close(): Promise<void>;
 }

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { capFields } from './fields.ts';
 import type { ReviewJob, ReviewSink } from './job-schema.ts';
 import type { DROP_REASONS, ReviewMetrics } from '../metrics.ts';
-import { reviewReason, type ReviewPolicy } from './policy.ts';
+import { reviewDecision, type ReviewPolicy } from './policy.ts';
+import type { Queued } from '../../../core/classifier/shadow-store.ts';
 import { jobOptions } from './queue.ts';
 import type { ReviewSpool } from './spool.ts';
 import type { CircuitBreaker } from '../../resilience/breaker.ts';
@@ -64,28 +65,28 @@ export class QueueReviewSink implements ReviewSink {
     if (options.connection.status === 'ready') void this.drain();
   }
 
-  offer(job: ReviewJob): boolean {
+  offer(job: ReviewJob): Queued | undefined {
     try {
-      if (this.#closed) return false;
+      if (this.#closed) return undefined;
       const own = this.#o.accountPolicy?.(job.accountId);
       const policy =
         own === undefined
           ? this.#o.policy
           : { band: own.band ?? this.#o.policy.band, sampleRate: own.sampleRate ?? this.#o.policy.sampleRate };
-      const reason = reviewReason(job, policy, this.#o.random);
-      if (reason === undefined) {
+      const queued = reviewDecision(job, policy, this.#o.random);
+      if (queued === undefined) {
         this.#remember(job);
-        return false;
+        return undefined;
       }
       const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => this.#send(job))
+        .then(() => this.#send({ ...job, queued }))
         .catch((err: unknown) => this.#dropped(job, 'error', (err as NodeJS.ErrnoException).code ?? (err as Error).name))
         .finally(() => this.#inFlight.delete(p));
       this.#inFlight.add(p);
-      return true;
+      return queued;
     } catch (err) {
       this.#o.log.error({ err, submissionId: job.submissionId }, 'review: offer failed');
-      return false;
+      return undefined;
     }
   }
 

@@ -127,7 +127,7 @@ describe('a body holding more than MAX_JSON_VALUES values', () => {
       bodyLimit,
       tenants: tenants(tenantsFile({ rateLimit: { max: 1, windowSeconds: 60, algorithm: 'fixed' } })),
       keyFailureRule: { max: 1, windowMs: 60_000, algorithm: 'fixed' },
-      reviewSink: { offer: (job) => offered.push(job) > 0, close: async () => {} },
+      reviewSink: { offer: (job) => (offered.push(job), { reason: 'spam', probability: 1 }), close: async () => {} },
     });
     for (const apiKey of [KEY, KEY, 'wrong-key', 'wrong-key'])
       expect((await post(JSON.stringify(wide(MAX_JSON_VALUES + 1, apiKey)))).statusCode).toBe(400);

@@ -129,10 +129,14 @@ describe('shadow scoring on live traffic (real Redis)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`shadow ${B} beside active ${A}`);
     expect(r.stdout).toMatch(/^ {4}contact +5 +40\.0% +legitimate>spam 3 /m);
-    expect(r.stdout).toContain('on 5 labelled submissions');
+    // Each stored pair says why it was queued: the two spam verdicts, and the three disagreements.
+    expect(r.stdout).toContain('5 labelled submissions, by why they were queued: spam 2, disagreement 3');
+    // Every label had a chance of 1 of being queued: the estimate is the plain ratio, with Wilson's interval.
     // Active: right on all five. Shadow: calls all five spam (precision 2/5, every legitimate one a false positive).
-    expect(r.stdout).toMatch(new RegExp(`active ${A} +100\\.0% +100\\.0% +0\\.0%`));
-    expect(r.stdout).toMatch(new RegExp(`shadow ${B} +40\\.0% +100\\.0% +100\\.0%`));
+    const est = (x: string) => `${x.replace('.', '\\.')}% \\[[\\d.]+%, [\\d.]+%\\]`;
+    expect(r.stdout).toMatch(new RegExp(`active ${A} +${est('100.0')} +${est('100.0')} +${est('0.0')}`));
+    expect(r.stdout).toMatch(new RegExp(`shadow ${B} +${est('40.0')} +${est('100.0')} +${est('100.0')}`));
+    expect(r.stdout).toMatch(/queued as disagreement \(3, not a sample of the traffic\): 0 labelled spam; right: active 3, shadow 0/);
 
     const other = await cli('cli/models.ts', ['shadow-report', '--account', 'globex', '--labels', labelsDir], { REDIS_URL, SHADOW_PREFIX: shadowPrefix });
     expect(other).toMatchObject({ code: 0, stdout: 'nothing shadowed for account globex\n' });

@@ -136,7 +136,7 @@ describe('success body', () => {
 describe('review sink', () => {
   it('is offered each verdict with the submission id, account and fields, and nothing else', async () => {
     const offered: unknown[] = [];
-    app = await testApp({ reviewSink: { offer: (job) => offered.push(job) > 0, close: async () => {} } });
+    app = await testApp({ reviewSink: { offer: (job) => (offered.push(job), { reason: 'spam', probability: 1 }), close: async () => {} } });
     const ok = await post(app, verifyBody());
     await post(app, verifyBody({ apiKey: 'wrong' }));
     await post(app, verifyBody(), { origin: 'https://evil.net' });

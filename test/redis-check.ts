@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import type { TestProject } from 'vitest/node';
+import { REDIS_URL } from './redis-url.ts';
+
+/** What a test file needs Redis for, by what it reads: the Redis helpers, a Redis client or a service started with Redis. */
+const USES_REDIS = /redis|service-process|startReview|testApp\(/i;
+
+/**
+ * Before any test file runs: when one of the selected files needs Redis and none answers at TEST_REDIS_URL, the run
+ * stops at once with one line saying what to start, instead of suites timing out one by one with ECONNREFUSED.
+ */
+export default async function checkRedis(project: TestProject): Promise<void> {
+  // The command line's file filters (vitest keeps them as filenamePattern once the run starts).
+  const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
+  const { testFiles } = await project.globTestFiles(filters);
+  if (!testFiles.some((f) => USES_REDIS.test(readFileSync(f, 'utf8')))) return;
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    // The URL may carry a password: only its host and port are shown.
+    const url = new URL(REDIS_URL);
+    console.error(
+      `Redis is not answering at ${url.hostname}:${url.port || 6379}, and these tests need it: start one (\`redis-server\`, or \`docker run -d -p 6379:6379 redis:7\`) or point TEST_REDIS_URL at one (TEST_REDIS_URL=redis://host:port npm test).`,
+    );
+    process.exit(1);
+  } finally {
+    redis.disconnect();
+  }
+}
