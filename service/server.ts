@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { LinearClassifier } from '../core/classifier/linear-classifier.ts';
 import { buildAdminApp, buildAdminServer } from './admin.ts';
 import { buildApp } from './app.ts';
@@ -75,6 +75,12 @@ async function main(env: Env): Promise<void> {
     help: 'Whether calls to Redis go straight to their fallback (1) after a run of slow or failed ones',
     registers: [metricsRegistry],
   });
+  const breakerOpenings = new Counter({
+    name: 'formguard_redis_breaker_openings_total',
+    help: 'Times the Redis circuit opened (Redis answered nothing within REDIS_BREAKER_TIMEOUT_MS, or calls failed in a row)',
+    registers: [metricsRegistry],
+  });
+  breakerOpenings.inc(0);
   // One breaker for the one Redis server: the rate limit, the failed-key guard and the review queue add.
   const breaker =
     redis === undefined
@@ -86,6 +92,7 @@ async function main(env: Env): Promise<void> {
           probe: () => (redis as RedisClient).ping(),
           onChange: (state, reason) => {
             breakerOpen.set(state === 'open' ? 1 : 0);
+            if (state === 'open') breakerOpenings.inc();
             if (state === 'open')
               log.warn(
                 { reason },
