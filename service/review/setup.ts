@@ -2,7 +2,7 @@ import type { Worker } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Env, RedisNode } from '../config/env.ts';
+import { ENV_DEFAULTS, type Env, type RedisNode } from '../config/env.ts';
 import { queuePrefix, redisTarget, type RedisClient, type RedisTarget } from '../config/redis-target.ts';
 import type { ModeratorSource } from './console/auth.ts';
 import { commandConnection, workerConnection } from './connection.ts';
@@ -83,8 +83,8 @@ export function startReview(setup: ReviewSetup): Review {
     prefix: env.BULLMQ_PREFIX,
     retentionDays: env.REVIEW_RETENTION_DAYS,
     keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
-    campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? 600) * 1000,
-    maxPending: env.REVIEW_MAX_PENDING ?? 10_000,
+    campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? ENV_DEFAULTS.REVIEW_CAMPAIGN_WINDOW_SECONDS) * 1000,
+    maxPending: env.REVIEW_MAX_PENDING ?? ENV_DEFAULTS.REVIEW_MAX_PENDING,
     onEvicted: (n) => metrics.evicted.inc(n),
   });
   const policy: ReviewPolicy = { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE };
