@@ -22,6 +22,9 @@ import { onDrainRequest, reportToPrimary, runPrimary, STARTUP_FAILED_EXIT_CODE, 
 /** How long start-up waits for Redis to answer before going on without it (its connect timeout). */
 const REDIS_FIRST_CONNECTION_MS = 2000;
 
+/** Of SHUTDOWN_GRACE_MS, what closing the review queue, its worker and Redis may take after the jobs are saved. */
+const REVIEW_CLOSE_RESERVE_MS = 4000;
+
 /** With WORKERS > 1, the worker slot (1..WORKERS) this process fills; undefined for the primary or a single process. */
 const workerSlot = cluster.isWorker ? Number(process.env[WORKER_SLOT_VARIABLE]) : undefined;
 
@@ -170,13 +173,27 @@ async function main(env: Env): Promise<void> {
     env.ADMIN_PORT === 'off' || workerSlot !== undefined ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
 
   let closing = false;
-  const closer = closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
+  const grace = env.SHUTDOWN_GRACE_MS;
+  const closeOptions = {
+    delay: grace,
+    logger: log,
+    // Out of time: flagged jobs still in memory are counted and logged before the exit, never lost unsaid.
+    onTimeout: (delay: number) => {
+      const dropped = review?.abandon() ?? 0;
+      log.error(`killed by timeout (${delay}ms)`);
+      // The asynchronous log may not be written before the exit: stderr is (synchronous on a pipe or a file).
+      if (dropped > 0) process.stderr.write(`formguard: ${dropped} flagged review jobs dropped at shutdown (SHUTDOWN_GRACE_MS ran out)\n`);
+    },
+  };
+  const closer = closeWithGrace(closeOptions, async ({ signal, err }) => {
     closing = true;
+    const started = Date.now();
     if (err !== undefined) log.fatal({ err }, 'shutting down after an unexpected error');
     else log.info({ signal }, 'shutting down: finishing in-flight requests');
     await admin?.close();
     await app.close();
-    await review?.close();
+    // The review jobs get what is left of the grace but the time the queue, the worker and Redis take to close.
+    await review?.close(started + Math.max(grace / 2, grace - REVIEW_CLOSE_RESERVE_MS));
     await rateLimiter.close();
     breaker?.close();
     tenants.close();

@@ -50,8 +50,13 @@ export interface Review {
   readonly traffic: TrafficCounter;
   /** Redis persistence found at the last (re)connection: whether review items survive a Redis restart. */
   persistence(): Persistence | undefined;
-  /** Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. */
-  close(): Promise<void>;
+  /**
+   * Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. With
+   * `deadline` (a Date.now() time), jobs still in memory then are counted as dropped and logged (a shutdown's limit).
+   */
+  close(deadline?: number): Promise<void>;
+  /** The process exits now: counts and logs every flagged job still in memory (see QueueReviewSink.abandon); how many. */
+  abandon(): number;
 }
 
 export interface ReviewSetup {
@@ -145,10 +150,11 @@ export function startReview(setup: ReviewSetup): Review {
     store,
     traffic,
     persistence: () => persistence.mode,
-    async close() {
+    abandon: () => sink.abandon(),
+    async close(deadline?: number) {
       clearInterval(sweeper);
       persistence.close();
-      await sink.close();
+      await sink.close(deadline);
       await traffic.close();
       await closeQuietly(worker, queue);
       redis.disconnect();
