@@ -13,6 +13,7 @@ import type { RedisClient } from './config/redis-target.ts';
 import { createDestination, createLogger, guardedFlush } from './config/logger.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
+import { InstanceHeartbeat } from './rate-limit/instances.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
 import { CircuitBreaker } from './resilience/breaker.ts';
 import { TenantsError } from './tenants/compile.ts';
@@ -105,6 +106,14 @@ async function main(env: Env): Promise<void> {
           },
         });
   let lastLimiterWarn = 0;
+  const limitsRestored = new Counter({
+    name: 'formguard_rate_limit_restored_total',
+    help: 'Rate-limit counters Redis had lost (a restart without persistence, an eviction), put back from the counts last seen',
+    registers: [metricsRegistry],
+  });
+  limitsRestored.inc(0);
+  // How many instances share the limits: while Redis cannot count, each allows only its share of what is left.
+  const heartbeat = redis === undefined ? undefined : new InstanceHeartbeat(redis, env.RATE_LIMIT_PREFIX);
   const rateLimiter =
     redis === undefined
       ? new MemoryRateLimiter()
@@ -112,10 +121,15 @@ async function main(env: Env): Promise<void> {
           prefix: env.RATE_LIMIT_PREFIX,
           fallback: new MemoryRateLimiter(),
           ...(breaker === undefined ? {} : { breaker }),
+          ...(heartbeat === undefined ? {} : { liveInstances: () => heartbeat.live }),
+          onRestored: () => limitsRestored.inc(),
           onError: (err) => {
             if (Date.now() - lastLimiterWarn < 10_000) return;
             lastLimiterWarn = Date.now();
-            log.warn({ err }, 'redis rate limit failed; counting in this instance until Redis is back');
+            log.warn(
+              { err, liveInstances: heartbeat?.live },
+              'redis rate limit failed; this instance allows only its share of what each limit has left until Redis counts again',
+            );
           },
         });
   if (redis === undefined) {
@@ -195,6 +209,7 @@ async function main(env: Env): Promise<void> {
     // The review jobs get what is left of the grace but the time the queue, the worker and Redis take to close.
     await review?.close(started + Math.max(grace / 2, grace - REVIEW_CLOSE_RESERVE_MS));
     await rateLimiter.close();
+    await heartbeat?.close();
     breaker?.close();
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());
