@@ -158,12 +158,35 @@ async function main(env: Env): Promise<void> {
           ...(breaker === undefined ? {} : { breaker }),
         });
 
+  // Why Redis is not doing its job, if it is not: each connection's state, OOM, the eviction policy, lost data.
+  const watch =
+    redis === undefined
+      ? undefined
+      : new (await import('./config/redis-watch.ts')).RedisWatch({
+          redis,
+          log,
+          registry: metricsRegistry,
+          sentinelKey: `${env.RATE_LIMIT_PREFIX}:sentinel`,
+          ...(review === undefined ? {} : { counts: () => review.counts() }),
+        });
+  if (watch !== undefined && review !== undefined) {
+    for (const [role, client] of review.connections()) watch.watch(role, client);
+    void review.blockingConnection().then((client) => client !== undefined && watch.watch('review-worker-blocking', client));
+  }
+
   const app = await buildApp({
     tenants,
     serving,
     rateLimiter,
     ...(redis === undefined ? {} : { redis }),
-    ...(review === undefined ? {} : { redisDetail: () => ({ redisPersistence: review.persistence() ?? 'unknown' }) }),
+    ...(watch === undefined
+      ? {}
+      : {
+          redisDetail: () => ({
+            ...(review === undefined ? {} : { redisPersistence: review.persistence() ?? 'unknown' }),
+            ...watch.detail(),
+          }),
+        }),
     logger: log,
     bodyLimit: env.BODY_LIMIT,
     trustProxy: env.TRUST_PROXY,
@@ -210,6 +233,7 @@ async function main(env: Env): Promise<void> {
     await review?.close(started + Math.max(grace / 2, grace - REVIEW_CLOSE_RESERVE_MS));
     await rateLimiter.close();
     await heartbeat?.close();
+    watch?.close();
     breaker?.close();
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());

@@ -55,6 +55,12 @@ export interface Review {
    * `deadline` (a Date.now() time), jobs still in memory then are counted as dropped and logged (a shutdown's limit).
    */
   close(deadline?: number): Promise<void>;
+  /** The review side's Redis connections by role, for their state in /readyz, the metrics and the log. */
+  connections(): ReadonlyArray<readonly [string, RedisClient]>;
+  /** BullMQ's blocking copy of the worker's connection, once open (undefined without a worker). */
+  blockingConnection(): Promise<RedisClient | undefined>;
+  /** The review queue's jobs by state (waiting, delayed, active, failed, prioritized). */
+  counts(): Promise<Record<string, number>>;
   /** The process exits now: counts and logs every flagged job still in memory (see QueueReviewSink.abandon); how many. */
   abandon(): number;
 }
@@ -117,9 +123,13 @@ export function startReview(setup: ReviewSetup): Review {
   });
   let workerRedis: RedisClient | undefined;
   let worker: Worker<ReviewJob> | undefined;
+  let blocking: Promise<RedisClient | undefined> = Promise.resolve(undefined);
   if (setup.worker !== false) {
     workerRedis = workerConnection(target, log);
     worker = ingestWorker(workerRedis, bullPrefix, store, log);
+    // BullMQ's own copy of the connection for its blocking reads: the one that, lost, stops the worker taking jobs.
+    const copy = (worker as unknown as { blockingConnection?: { client: Promise<RedisClient> } }).blockingConnection;
+    blocking = copy === undefined ? blocking : copy.client.catch(() => undefined);
   }
   const sweep = () =>
     void store.retention
@@ -151,6 +161,9 @@ export function startReview(setup: ReviewSetup): Review {
     traffic,
     persistence: () => persistence.mode,
     abandon: () => sink.abandon(),
+    connections: () => [['review', redis] as const, ...(workerRedis === undefined ? [] : [['review-worker', workerRedis] as const])],
+    blockingConnection: () => blocking,
+    counts: () => queue.getJobCounts('waiting', 'delayed', 'active', 'failed', 'prioritized'),
     async close(deadline?: number) {
       clearInterval(sweeper);
       persistence.close();
