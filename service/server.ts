@@ -225,6 +225,8 @@ async function main(env: Env): Promise<void> {
   const closer = closeWithGrace(closeOptions, async ({ signal, err }) => {
     closing = true;
     const started = Date.now();
+    // Connections closing now are no news.
+    watch?.close();
     if (err !== undefined) log.fatal({ err }, 'shutting down after an unexpected error');
     else log.info({ signal }, 'shutting down: finishing in-flight requests');
     await admin?.close();
@@ -233,7 +235,6 @@ async function main(env: Env): Promise<void> {
     await review?.close(started + Math.max(grace / 2, grace - REVIEW_CLOSE_RESERVE_MS));
     await rateLimiter.close();
     await heartbeat?.close();
-    watch?.close();
     breaker?.close();
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());

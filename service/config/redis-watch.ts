@@ -50,6 +50,7 @@ export class RedisWatch {
   #lost: string | undefined;
   #policyWarnedAt = -Infinity;
   #refused = false;
+  #closed = false;
   readonly #dataLost: Counter;
 
   constructor(options: RedisWatchOptions) {
@@ -107,7 +108,7 @@ export class RedisWatch {
   watch(role: string, client: RedisClient): void {
     this.#connections.set(role, client);
     const lost = (): void => {
-      if (this.#down.has(role)) return;
+      if (this.#closed || this.#down.has(role)) return;
       this.#down.add(role);
       this.#o.log.warn({ connection: role, status: client.status }, 'redis: connection not ready; it reconnects by itself');
     };
@@ -164,6 +165,7 @@ export class RedisWatch {
   }
 
   close(): void {
+    this.#closed = true;
     clearInterval(this.#timer);
     this.#o.redis.off('ready', this.#onReady);
   }

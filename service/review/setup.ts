@@ -128,7 +128,9 @@ export function startReview(setup: ReviewSetup): Review {
     workerRedis = workerConnection(target, log);
     worker = ingestWorker(workerRedis, bullPrefix, store, log);
     // BullMQ's own copy of the connection for its blocking reads: the one that, lost, stops the worker taking jobs.
-    const copy = (worker as unknown as { blockingConnection?: { client: Promise<RedisClient> } }).blockingConnection;
+    type Holder = { blockingConnection?: { client: Promise<RedisClient> } };
+    const holder = worker as unknown as Holder & { backend?: Holder };
+    const copy = holder.backend?.blockingConnection ?? holder.blockingConnection;
     blocking = copy === undefined ? blocking : copy.client.catch(() => undefined);
   }
   const sweep = () =>
