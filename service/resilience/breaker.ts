@@ -15,6 +15,13 @@ export interface BreakerOptions {
 
 export class BreakerTimeoutError extends Error {
   override name = 'BreakerTimeoutError';
+  /** How late the timeout itself fired: this process was stalled that long, and could not read answers either. */
+  constructor(
+    message: string,
+    readonly lateMs = 0,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -61,7 +68,8 @@ export class CircuitBreaker {
       this.#failures = 0;
       return value;
     } catch (err) {
-      this.failed(err instanceof BreakerTimeoutError ? 'slow' : 'error');
+      if (err instanceof BreakerTimeoutError) this.failed('slow', err.lateMs);
+      else this.failed('error');
       return fallback(err);
     }
   }
@@ -70,13 +78,14 @@ export class CircuitBreaker {
    * Counts a failure seen by a caller that does its own timing (the review queue add). A 'slow' one is judged once
    * the I/O already received is read: it counts only if the dependency answered nothing within callTimeoutMs.
    */
-  failed(reason: string): void {
+  failed(reason: string, stalledMs = 0): void {
     if (this.#state === 'open') return;
     if (reason !== 'slow') return this.#count(reason, 0);
     setImmediate(() => {
       if (this.#state === 'open' || this.#closed) return;
-      // Answers still coming in: the call waited in line behind others on a busy dependency, which is not sick.
-      if (this.#now() - this.#lastAnswerAt < this.#o.callTimeoutMs) return;
+      // Answers still coming in: the call waited in line behind others on a busy dependency, which is not sick. A
+      // silence as long as this process's own stall (a blocked event loop, a starved CPU) says nothing of Redis.
+      if (this.#now() - this.#lastAnswerAt < this.#o.callTimeoutMs + stalledMs) return;
       // Nothing answers: the calls still waiting on it count as failing too, so a hang opens the breaker at its first
       // timeout under load instead of after `failures` timeouts, each a request's wait.
       this.#count(reason, this.#waiting.size);
@@ -139,7 +148,11 @@ export class CircuitBreaker {
         new Promise<never>((_, reject) => {
           release = reject;
           this.#waiting.add(reject);
-          timer = setTimeout(() => reject(new BreakerTimeoutError(`no answer within ${this.#o.callTimeoutMs} ms`)), this.#o.callTimeoutMs);
+          const due = this.#now() + this.#o.callTimeoutMs;
+          timer = setTimeout(
+            () => reject(new BreakerTimeoutError(`no answer within ${this.#o.callTimeoutMs} ms`, Math.max(0, this.#now() - due))),
+            this.#o.callTimeoutMs,
+          );
         }),
       ]);
     } catch (err) {
