@@ -94,6 +94,11 @@ export class CircuitBreaker {
 
   /** A call the caller timed itself was answered (the review queue add). */
   succeeded(): void {
+    this.#answered();
+  }
+
+  /** Any answer, even one its caller no longer waited for: the slow calls before it were not "in a row" of a hang. */
+  #answered(): void {
     this.#lastAnswerAt = this.#now();
     if (this.#state === 'closed') this.#failures = 0;
   }
@@ -139,7 +144,7 @@ export class CircuitBreaker {
     const pending = call();
     // An answer after its caller gave up still says the dependency is alive, only slow.
     pending.then(
-      () => (this.#lastAnswerAt = this.#now()),
+      () => this.#answered(),
       () => undefined,
     );
     try {
