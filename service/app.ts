@@ -19,7 +19,7 @@ import type { TenantsSource } from './tenants/store.ts';
 import { keySetEpoch } from './tenants/key-set.ts';
 import { KeyGuard } from './verify/key-guard.ts';
 import type { ServingFollower } from './models/serving-follower.ts';
-import { DEFAULT_SHADOW_SAMPLE_RATE } from './config/env.ts';
+import { ENV_DEFAULTS } from './config/env.ts';
 import { shadowMetrics, type ShadowSink } from './models/shadow.ts';
 import { ModelSlot } from './verify/model-slot.ts';
 import verify from './verify/plugin.ts';
@@ -68,7 +68,12 @@ export interface AppDeps {
   readonly reviewRoutes?: FastifyPluginAsync;
 }
 
-export const DEFAULT_KEY_FAILURE_RULE: RateRule = Object.freeze({ max: 20, windowMs: 60_000, algorithm: 'fixed' });
+/** KEY_FAILURE_MAX and KEY_FAILURE_WINDOW_SECONDS at their defaults. */
+const DEFAULT_KEY_FAILURE_RULE: RateRule = Object.freeze({
+  max: ENV_DEFAULTS.KEY_FAILURE_MAX,
+  windowMs: ENV_DEFAULTS.KEY_FAILURE_WINDOW_SECONDS * 1000,
+  algorithm: 'fixed',
+});
 /**
  * How often event-loop delay and utilisation are sampled: as often as the delay limit, so a burst is seen within it.
  * Not more often: a sample with no timer tick in it (the loop blocked throughout) reads as an infinite delay, which
@@ -79,8 +84,6 @@ function pressureSampleMs(maxDelayMs: number): number {
 }
 /** A verify request still waiting for its body after this stops counting against MAX_VERIFY_IN_FLIGHT. */
 const STALLED_BODY_MS = 1000;
-/** REQUEST_TIMEOUT_MS's default, also used when the caller passes none. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** TRUST_PROXY in the form Fastify's trustProxy option takes. */
 function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -91,16 +94,19 @@ function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: st
 }
 
 /**
+ * Every option left out takes its environment variable's default (ENV_DEFAULTS): an app built here runs with the
+ * limits `npm start` runs with.
+ *
  * Builds the public service (verify, health, the review console); never listens (server.ts does), so tests drive it
  * with app.inject. Its metrics and OpenAPI description are served by the admin server (buildAdminApp, admin.ts).
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const bodyLimit = deps.bodyLimit ?? 64 * 1024;
-  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const bodyLimit = deps.bodyLimit ?? ENV_DEFAULTS.BODY_LIMIT;
+  const requestTimeout = deps.requestTimeoutMs ?? ENV_DEFAULTS.REQUEST_TIMEOUT_MS;
   const errorHandler = createErrorHandler(bodyLimit);
   const app = Fastify({
     bodyLimit,
-    trustProxy: trustProxyOption(deps.trustProxy ?? false),
+    trustProxy: trustProxyOption(deps.trustProxy ?? ENV_DEFAULTS.TRUST_PROXY),
     // A client that sends part of a request and stops is answered 408 and let go instead of holding a socket.
     requestTimeout,
     // Node swaps the two when headersTimeout (60 s) is larger, which would leave a stalled body 60 s; and it checks
@@ -157,19 +163,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       reviewSink: deps.reviewSink,
       traffic: deps.reviewTraffic,
       shadow: {
-        sampleRate: deps.shadowSampleRate ?? DEFAULT_SHADOW_SAMPLE_RATE,
+        sampleRate: deps.shadowSampleRate ?? ENV_DEFAULTS.SHADOW_SAMPLE_RATE,
         metrics: shadowMetrics(app.metrics.registry),
         sink: deps.shadowSink,
       },
       log: app.log,
     },
-    maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? 1000,
-    maxEventLoopUtilization: deps.maxEventLoopUtilization ?? 0,
-    maxInFlight: deps.maxVerifyInFlight ?? 0,
-    maxWaitMs: deps.maxVerifyWaitMs ?? 1000,
-    ...(deps.verifyTurnBudgetMs === undefined ? {} : { turnBudgetMs: deps.verifyTurnBudgetMs }),
-    ...(deps.verifyAcceptFirstMs === undefined ? {} : { acceptFirstMs: deps.verifyAcceptFirstMs }),
-    pressureSampleMs: pressureSampleMs(deps.maxEventLoopDelayMs ?? 1000),
+    maxEventLoopDelayMs: deps.maxEventLoopDelayMs ?? ENV_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: deps.maxEventLoopUtilization ?? ENV_DEFAULTS.MAX_EVENT_LOOP_UTILIZATION,
+    maxInFlight: deps.maxVerifyInFlight ?? ENV_DEFAULTS.MAX_VERIFY_IN_FLIGHT,
+    maxWaitMs: deps.maxVerifyWaitMs ?? ENV_DEFAULTS.MAX_VERIFY_WAIT_MS,
+    turnBudgetMs: deps.verifyTurnBudgetMs ?? ENV_DEFAULTS.VERIFY_TURN_BUDGET_MS,
+    acceptFirstMs: deps.verifyAcceptFirstMs ?? ENV_DEFAULTS.VERIFY_ACCEPT_FIRST_MS,
+    pressureSampleMs: pressureSampleMs(deps.maxEventLoopDelayMs ?? ENV_DEFAULTS.MAX_EVENT_LOOP_DELAY_MS),
     stallMs: STALLED_BODY_MS,
   });
   if (deps.reviewRoutes !== undefined) await app.register(deps.reviewRoutes, { prefix: CONSOLE_PREFIX });

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import path from 'node:path';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { LinearClassifier } from '../core/classifier/linear-classifier.ts';
 import { buildAdminApp, buildAdminServer } from './admin.ts';
 import { buildApp } from './app.ts';
@@ -13,6 +13,7 @@ import type { RedisClient } from './config/redis-target.ts';
 import { createDestination, createLogger, guardedFlush } from './config/logger.ts';
 import { chooseTenantsFile } from './config/tenants-file.ts';
 import { MemoryRateLimiter } from './rate-limit/memory.ts';
+import { InstanceHeartbeat } from './rate-limit/instances.ts';
 import { RedisRateLimiter } from './rate-limit/redis.ts';
 import { CircuitBreaker } from './resilience/breaker.ts';
 import { TenantsError } from './tenants/compile.ts';
@@ -21,6 +22,9 @@ import { onDrainRequest, reportToPrimary, runPrimary, STARTUP_FAILED_EXIT_CODE, 
 
 /** How long start-up waits for Redis to answer before going on without it (its connect timeout). */
 const REDIS_FIRST_CONNECTION_MS = 2000;
+
+/** Of SHUTDOWN_GRACE_MS, what closing the review queue, its worker and Redis may take after the jobs are saved. */
+const REVIEW_CLOSE_RESERVE_MS = 4000;
 
 /** With WORKERS > 1, the worker slot (1..WORKERS) this process fills; undefined for the primary or a single process. */
 const workerSlot = cluster.isWorker ? Number(process.env[WORKER_SLOT_VARIABLE]) : undefined;
@@ -75,6 +79,12 @@ async function main(env: Env): Promise<void> {
     help: 'Whether calls to Redis go straight to their fallback (1) after a run of slow or failed ones',
     registers: [metricsRegistry],
   });
+  const breakerOpenings = new Counter({
+    name: 'formguard_redis_breaker_openings_total',
+    help: 'Times the Redis circuit opened (Redis answered nothing within REDIS_BREAKER_TIMEOUT_MS, or calls failed in a row)',
+    registers: [metricsRegistry],
+  });
+  breakerOpenings.inc(0);
   // One breaker for the one Redis server: the rate limit, the failed-key guard and the review queue add.
   const breaker =
     redis === undefined
@@ -86,6 +96,7 @@ async function main(env: Env): Promise<void> {
           probe: () => (redis as RedisClient).ping(),
           onChange: (state, reason) => {
             breakerOpen.set(state === 'open' ? 1 : 0);
+            if (state === 'open') breakerOpenings.inc();
             if (state === 'open')
               log.warn(
                 { reason },
@@ -95,6 +106,14 @@ async function main(env: Env): Promise<void> {
           },
         });
   let lastLimiterWarn = 0;
+  const limitsRestored = new Counter({
+    name: 'formguard_rate_limit_restored_total',
+    help: 'Rate-limit counters Redis had lost (a restart without persistence, an eviction), put back from the counts last seen',
+    registers: [metricsRegistry],
+  });
+  limitsRestored.inc(0);
+  // How many instances share the limits: while Redis cannot count, each allows only its share of what is left.
+  const heartbeat = redis === undefined ? undefined : new InstanceHeartbeat(redis, env.RATE_LIMIT_PREFIX);
   const rateLimiter =
     redis === undefined
       ? new MemoryRateLimiter()
@@ -102,10 +121,15 @@ async function main(env: Env): Promise<void> {
           prefix: env.RATE_LIMIT_PREFIX,
           fallback: new MemoryRateLimiter(),
           ...(breaker === undefined ? {} : { breaker }),
+          ...(heartbeat === undefined ? {} : { liveInstances: () => heartbeat.live }),
+          onRestored: () => limitsRestored.inc(),
           onError: (err) => {
             if (Date.now() - lastLimiterWarn < 10_000) return;
             lastLimiterWarn = Date.now();
-            log.warn({ err }, 'redis rate limit failed; counting in this instance until Redis is back');
+            log.warn(
+              { err, liveInstances: heartbeat?.live },
+              'redis rate limit failed; this instance allows only its share of what each limit has left until Redis counts again',
+            );
           },
         });
   if (redis === undefined) {
@@ -134,12 +158,35 @@ async function main(env: Env): Promise<void> {
           ...(breaker === undefined ? {} : { breaker }),
         });
 
+  // Why Redis is not doing its job, if it is not: each connection's state, OOM, the eviction policy, lost data.
+  const watch =
+    redis === undefined
+      ? undefined
+      : new (await import('./config/redis-watch.ts')).RedisWatch({
+          redis,
+          log,
+          registry: metricsRegistry,
+          sentinelKey: `${env.RATE_LIMIT_PREFIX}:sentinel`,
+          ...(review === undefined ? {} : { counts: () => review.counts() }),
+        });
+  if (watch !== undefined && review !== undefined) {
+    for (const [role, client] of review.connections()) watch.watch(role, client);
+    void review.blockingConnection().then((client) => client !== undefined && watch.watch('review-worker-blocking', client));
+  }
+
   const app = await buildApp({
     tenants,
     serving,
     rateLimiter,
     ...(redis === undefined ? {} : { redis }),
-    ...(review === undefined ? {} : { redisDetail: () => ({ redisPersistence: review.persistence() ?? 'unknown' }) }),
+    ...(watch === undefined
+      ? {}
+      : {
+          redisDetail: () => ({
+            ...(review === undefined ? {} : { redisPersistence: review.persistence() ?? 'unknown' }),
+            ...watch.detail(),
+          }),
+        }),
     logger: log,
     bodyLimit: env.BODY_LIMIT,
     trustProxy: env.TRUST_PROXY,
@@ -163,14 +210,31 @@ async function main(env: Env): Promise<void> {
     env.ADMIN_PORT === 'off' || workerSlot !== undefined ? undefined : await buildAdminApp(app, { logger: log.child({ server: 'admin' }) });
 
   let closing = false;
-  const closer = closeWithGrace({ delay: env.SHUTDOWN_GRACE_MS, logger: log }, async ({ signal, err }) => {
+  const grace = env.SHUTDOWN_GRACE_MS;
+  const closeOptions = {
+    delay: grace,
+    logger: log,
+    // Out of time: flagged jobs still in memory are counted and logged before the exit, never lost unsaid.
+    onTimeout: (delay: number) => {
+      const dropped = review?.abandon() ?? 0;
+      log.error(`killed by timeout (${delay}ms)`);
+      // The asynchronous log may not be written before the exit: stderr is (synchronous on a pipe or a file).
+      if (dropped > 0) process.stderr.write(`formguard: ${dropped} flagged review jobs dropped at shutdown (SHUTDOWN_GRACE_MS ran out)\n`);
+    },
+  };
+  const closer = closeWithGrace(closeOptions, async ({ signal, err }) => {
     closing = true;
+    const started = Date.now();
+    // Connections closing now are no news.
+    watch?.close();
     if (err !== undefined) log.fatal({ err }, 'shutting down after an unexpected error');
     else log.info({ signal }, 'shutting down: finishing in-flight requests');
     await admin?.close();
     await app.close();
-    await review?.close();
+    // The review jobs get what is left of the grace but the time the queue, the worker and Redis take to close.
+    await review?.close(started + Math.max(grace / 2, grace - REVIEW_CLOSE_RESERVE_MS));
     await rateLimiter.close();
+    await heartbeat?.close();
     breaker?.close();
     tenants.close();
     if (redis !== undefined) await redis.quit().catch(() => redis.disconnect());

@@ -228,6 +228,12 @@ const checkedEnvSchema = envSchema.superRefine((env, ctx) => {
 
 export type Env = z.infer<typeof envSchema>;
 
+/**
+ * Every variable's default, parsed from the schema itself: what buildApp and startReview fall back to for an option
+ * left out, so tests run with the limits production runs with.
+ */
+export const ENV_DEFAULTS: Readonly<Env> = Object.freeze(envSchema.parse({}));
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

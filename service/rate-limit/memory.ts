@@ -44,6 +44,17 @@ export class MemoryRateLimiter implements RateLimiter {
     return ALLOWED;
   }
 
+  /** Hits counted for `key` in window `index` (of `windowMs`): what Redis did not count while it could not. */
+  counted(key: string, windowMs: number, index: number): number {
+    const c = this.#counters.get(key);
+    return c !== undefined && c.windowMs === windowMs && c.index === index ? c.curr : 0;
+  }
+
+  /** Forgets `key`'s counts (they were handed on to Redis). */
+  forget(key: string): void {
+    this.#counters.delete(key);
+  }
+
   sweep(): void {
     const now = this.#now();
     for (const [key, c] of this.#counters) {

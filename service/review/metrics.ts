@@ -1,14 +1,19 @@
 import { Counter, register as defaultRegistry, type Registry } from 'prom-client';
 
-export const DROP_REASONS = ['spool_full', 'write_failed', 'error'] as const;
+export const DROP_REASONS = ['spool_full', 'write_failed', 'backlog_full', 'shutdown', 'error'] as const;
 
 export interface ReviewMetrics {
   /** Jobs added to the BullMQ queue (directly or from the spool). */
   readonly queued: Counter;
   /** Jobs written to the local spool because Redis did not answer. */
   readonly spooled: Counter;
-  /** Jobs lost, by reason: the spool's bound reached, a spool write failed (disk full, I/O), anything else. */
+  /**
+   * Jobs lost, by reason: the spool's bound reached, a spool write failed (disk full, I/O), too many jobs waiting in
+   * memory, still in memory when a shutdown ran out of time, anything else.
+   */
   readonly dropped: Counter<'reason'>;
+  /** Unqueued verdicts not kept for look-ups (Redis down, circuit open, or the write refused). */
+  readonly lookupSkipped: Counter;
   /** Pending items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first). */
   readonly evicted: Counter;
 }
@@ -24,7 +29,7 @@ export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetri
   const dropped = counter(
     registry,
     'formguard_review_dropped_total',
-    'Review jobs lost (neither queued nor spooled), by reason: spool_full, write_failed, error',
+    'Review jobs lost (neither queued nor spooled), by reason: spool_full, write_failed, backlog_full, shutdown, error',
     ['reason'],
   );
   // Every reason present from the start at 0: an alert on increase() sees the first loss, not a new series.
@@ -33,6 +38,11 @@ export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetri
     queued: counter(registry, 'formguard_review_queued_total', 'Review jobs added to the queue'),
     spooled: counter(registry, 'formguard_review_spooled_total', 'Review jobs written to the local spool while Redis was unreachable'),
     dropped,
+    lookupSkipped: counter(
+      registry,
+      'formguard_review_lookup_skipped_total',
+      'Verdicts of unqueued submissions not kept for support look-ups because Redis was down, its circuit open, or the write failed',
+    ),
     evicted: counter(
       registry,
       'formguard_review_evicted_total',

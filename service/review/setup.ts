@@ -2,7 +2,7 @@ import type { Worker } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Env, RedisNode } from '../config/env.ts';
+import { ENV_DEFAULTS, type Env, type RedisNode } from '../config/env.ts';
 import { queuePrefix, redisTarget, type RedisClient, type RedisTarget } from '../config/redis-target.ts';
 import type { ModeratorSource } from './console/auth.ts';
 import { commandConnection, workerConnection } from './connection.ts';
@@ -50,8 +50,19 @@ export interface Review {
   readonly traffic: TrafficCounter;
   /** Redis persistence found at the last (re)connection: whether review items survive a Redis restart. */
   persistence(): Persistence | undefined;
-  /** Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. */
-  close(): Promise<void>;
+  /**
+   * Stops queueing (flushing what was offered to the queue or the spool), the worker and the connections. With
+   * `deadline` (a Date.now() time), jobs still in memory then are counted as dropped and logged (a shutdown's limit).
+   */
+  close(deadline?: number): Promise<void>;
+  /** The review side's Redis connections by role, for their state in /readyz, the metrics and the log. */
+  connections(): ReadonlyArray<readonly [string, RedisClient]>;
+  /** BullMQ's blocking copy of the worker's connection, once open (undefined without a worker). */
+  blockingConnection(): Promise<RedisClient | undefined>;
+  /** The review queue's jobs by state (waiting, delayed, active, failed, prioritized). */
+  counts(): Promise<Record<string, number>>;
+  /** The process exits now: counts and logs every flagged job still in memory (see QueueReviewSink.abandon); how many. */
+  abandon(): number;
 }
 
 export interface ReviewSetup {
@@ -83,8 +94,8 @@ export function startReview(setup: ReviewSetup): Review {
     prefix: env.BULLMQ_PREFIX,
     retentionDays: env.REVIEW_RETENTION_DAYS,
     keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
-    campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? 600) * 1000,
-    maxPending: env.REVIEW_MAX_PENDING ?? 10_000,
+    campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? ENV_DEFAULTS.REVIEW_CAMPAIGN_WINDOW_SECONDS) * 1000,
+    maxPending: env.REVIEW_MAX_PENDING ?? ENV_DEFAULTS.REVIEW_MAX_PENDING,
     onEvicted: (n) => metrics.evicted.inc(n),
   });
   const policy: ReviewPolicy = { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE };
@@ -112,9 +123,15 @@ export function startReview(setup: ReviewSetup): Review {
   });
   let workerRedis: RedisClient | undefined;
   let worker: Worker<ReviewJob> | undefined;
+  let blocking: Promise<RedisClient | undefined> = Promise.resolve(undefined);
   if (setup.worker !== false) {
     workerRedis = workerConnection(target, log);
     worker = ingestWorker(workerRedis, bullPrefix, store, log);
+    // BullMQ's own copy of the connection for its blocking reads: the one that, lost, stops the worker taking jobs.
+    type Holder = { blockingConnection?: { client: Promise<RedisClient> } };
+    const holder = worker as unknown as Holder & { backend?: Holder };
+    const copy = holder.backend?.blockingConnection ?? holder.blockingConnection;
+    blocking = copy === undefined ? blocking : copy.client.catch(() => undefined);
   }
   const sweep = () =>
     void store.retention
@@ -145,10 +162,14 @@ export function startReview(setup: ReviewSetup): Review {
     store,
     traffic,
     persistence: () => persistence.mode,
-    async close() {
+    abandon: () => sink.abandon(),
+    connections: () => [['review', redis] as const, ...(workerRedis === undefined ? [] : [['review-worker', workerRedis] as const])],
+    blockingConnection: () => blocking,
+    counts: () => queue.getJobCounts('waiting', 'delayed', 'active', 'failed', 'prioritized'),
+    async close(deadline?: number) {
       clearInterval(sweeper);
       persistence.close();
-      await sink.close();
+      await sink.close(deadline);
       await traffic.close();
       await closeQuietly(worker, queue);
       redis.disconnect();

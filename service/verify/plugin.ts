@@ -4,7 +4,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '../http/cors.ts';
 import { internalErrorBody, ms } from '../http/bodies.ts';
 import { lazyChildLoggerFactory } from '../http/lazy-request-logger.ts';
-import { Admission, DEFAULT_ACCEPT_FIRST_MS, DEFAULT_TURN_BUDGET_MS, type Ticket } from './admission.ts';
+import { Admission, type Ticket } from './admission.ts';
 import { answer } from './answer.ts';
 import { runChecks, type VerifyDeps } from './checks.ts';
 import { verifyRouteSchema } from './json-schema.ts';
@@ -21,14 +21,14 @@ export interface VerifyPluginOptions {
   /** How often the event-loop figures are sampled (ms). */
   readonly pressureSampleMs?: number;
   /** Verify requests worked on at once, others waiting (0: no limit), and when a stalled body stops counting. */
-  readonly maxInFlight?: number;
-  readonly stallMs?: number;
+  readonly maxInFlight: number;
+  readonly stallMs: number;
   /** Longest a verify request waits for a slot before it is shed (ms). */
-  readonly maxWaitMs?: number;
+  readonly maxWaitMs: number;
   /** Verify work (ms) per event-loop turn before the rest waits for the next turn. */
-  readonly turnBudgetMs?: number;
+  readonly turnBudgetMs: number;
   /** After a turn that accepted a connection, verify work waits up to this long for the next turns (0: off). */
-  readonly acceptFirstMs?: number;
+  readonly acceptFirstMs: number;
 }
 
 /** Requests waiting for a slot at once, at most: each holds only its socket (its body is not read). */
@@ -62,14 +62,14 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
         request.method === 'OPTIONS' ? undefined : shed(request, reply)) as unknown as () => void,
     });
   }
-  if ((opts.maxInFlight ?? 0) > 0) {
+  if (opts.maxInFlight > 0) {
     const admission = new Admission({
-      maxInFlight: opts.maxInFlight ?? 0,
-      maxWaitMs: opts.maxWaitMs ?? 1000,
+      maxInFlight: opts.maxInFlight,
+      maxWaitMs: opts.maxWaitMs,
       maxWaiting: MAX_WAITING,
-      stallMs: opts.stallMs ?? 1000,
-      turnBudgetMs: opts.turnBudgetMs ?? DEFAULT_TURN_BUDGET_MS,
-      acceptFirstMs: opts.acceptFirstMs ?? DEFAULT_ACCEPT_FIRST_MS,
+      stallMs: opts.stallMs,
+      turnBudgetMs: opts.turnBudgetMs,
+      acceptFirstMs: opts.acceptFirstMs,
     });
     // The ticket rides on the request (a decorator, so every request has the slot from the start and one shape):
     // two WeakMaps keyed by request cost a hash lookup at every hook.

@@ -7,7 +7,7 @@ import type { DROP_REASONS, ReviewMetrics } from '../metrics.ts';
 import { reviewDecision, type ReviewPolicy } from './policy.ts';
 import type { Queued } from '../../../core/classifier/shadow-store.ts';
 import { jobOptions } from './queue.ts';
-import type { ReviewSpool } from './spool.ts';
+import type { AppendResult, ReviewSpool } from './spool.ts';
 import type { CircuitBreaker } from '../../resilience/breaker.ts';
 
 export interface QueueSinkOptions {
@@ -34,7 +34,18 @@ export interface QueueSinkOptions {
   readonly breaker?: CircuitBreaker;
   /** At most one "jobs dropped" log line per this many ms (the metric counts every one). */
   readonly dropLogIntervalMs?: number;
+  /** Most jobs held in memory on their way to the queue or the spool; past it a job is dropped and counted. */
+  readonly maxWaiting?: number;
 }
+
+/**
+ * Jobs held in memory at once: each holds its fields, cut to REVIEW_MAX_FIELD_BYTES each and to BODY_LIMIT in all,
+ * so at most MAX_WAITING × BODY_LIMIT (5,000 × 64 KiB = 320 MiB at the defaults; ~10 MiB for 2 KiB forms). With
+ * the spool written in batches this is only reached when the disk cannot keep up at all.
+ */
+export const MAX_WAITING = 5_000;
+/** Jobs per spool write (one write and one fsync each). */
+const SPOOL_BATCH = 1_000;
 
 /** Why a flagged job was lost: the spool's byte bound, a failed spool write (disk full, I/O error), anything else. */
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -50,7 +61,12 @@ export class TimeoutError extends Error {
  */
 export class QueueReviewSink implements ReviewSink {
   readonly #o: QueueSinkOptions;
-  readonly #inFlight = new Set<Promise<void>>();
+  /** Every job offered and not yet queued, spooled or counted as dropped. */
+  readonly #inFlight = new Map<Promise<void>, ReviewJob>();
+  /** Jobs waiting for the next spool write, written together: one fsync per batch, not per job. */
+  #toSpool: Array<{ job: ReviewJob; done: (r: AppendResult) => void }> = [];
+  #spoolWriting = false;
+  #abandoned = false;
   readonly #timer: NodeJS.Timeout;
   readonly #onReady = () => void this.drain();
   #closed = false;
@@ -78,11 +94,15 @@ export class QueueReviewSink implements ReviewSink {
         this.#remember(job);
         return undefined;
       }
+      if (this.#inFlight.size >= (this.#o.maxWaiting ?? MAX_WAITING)) {
+        this.#dropped(job, 'backlog_full');
+        return queued;
+      }
       const p: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => this.#send({ ...job, queued }))
         .catch((err: unknown) => this.#dropped(job, 'error', (err as NodeJS.ErrnoException).code ?? (err as Error).name))
         .finally(() => this.#inFlight.delete(p));
-      this.#inFlight.add(p);
+      this.#inFlight.set(p, job);
       return queued;
     } catch (err) {
       this.#o.log.error({ err, submissionId: job.submissionId }, 'review: offer failed');
@@ -90,9 +110,14 @@ export class QueueReviewSink implements ReviewSink {
     }
   }
 
-  /** Resolves when every job offered so far is queued or spooled. */
+  /** Resolves when every job offered so far is queued, spooled or counted as dropped. */
   async flush(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight.keys()]);
+  }
+
+  /** Jobs offered and not yet queued, spooled or counted as dropped. */
+  get waiting(): number {
+    return this.#inFlight.size;
   }
 
   /** Sends the spool if Redis is up; concurrent calls share one drain. */
@@ -118,22 +143,60 @@ export class QueueReviewSink implements ReviewSink {
     return this.#drain;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Stops taking jobs and waits until every job offered is queued, spooled or counted. With `deadline` (a Date.now()
+   * time), what is still in memory then is counted as dropped (reason shutdown) and logged, instead of being lost
+   * uncounted when the process exits.
+   */
+  async close(deadline?: number): Promise<void> {
     this.#closed = true;
     clearInterval(this.#timer);
     this.#o.connection.off('ready', this.#onReady);
-    await this.flush();
-    await this.#drain;
+    const settled = this.flush().then(() => this.#drain);
+    if (deadline === undefined) return settled;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
+    const outcome = await Promise.race([settled.then(() => 'done' as const), late]);
+    clearTimeout(timer);
+    if (outcome === 'late') this.abandon();
   }
 
-  /** Best effort and never spooled: a look-up aid, not review data. Skipped while Redis is down. */
+  /**
+   * The process is about to exit: every job still in memory is counted as dropped (reason shutdown) and said in
+   * one error line (how many, the first and last submissionId; no content). Called once the shutdown's time is up.
+   */
+  abandon(): number {
+    if (this.#abandoned) return 0;
+    this.#abandoned = true;
+    const jobs = [...this.#inFlight.values()];
+    if (jobs.length === 0) return 0;
+    this.#o.metrics.dropped.inc({ reason: 'shutdown' }, jobs.length);
+    this.#o.log.error(
+      {
+        reason: 'shutdown',
+        dropped: jobs.length,
+        firstSubmissionId: jobs[0]?.submissionId,
+        lastSubmissionId: jobs.at(-1)?.submissionId,
+        spoolDir: this.#o.spool.dir,
+      },
+      'review: jobs dropped at shutdown (neither queued nor spooled when its time ran out)',
+    );
+    return jobs.length;
+  }
+
+  /** Best effort and never spooled: a look-up aid, not review data. Skipped (and counted) while Redis is down. */
   #remember(job: ReviewJob): void {
     const remember = this.#o.remember;
-    if (remember === undefined || this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) return;
+    if (remember === undefined) return;
+    if (this.#o.connection.status !== 'ready' || this.#o.breaker?.isOpen === true) {
+      this.#o.metrics.lookupSkipped.inc();
+      return;
+    }
     setImmediate(() => {
-      remember(job).catch((err: unknown) =>
-        this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up'),
-      );
+      remember(job).catch((err: unknown) => {
+        this.#o.metrics.lookupSkipped.inc();
+        this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up');
+      });
     });
   }
 
@@ -149,7 +212,8 @@ export class QueueReviewSink implements ReviewSink {
       await this.#add(job);
       this.#o.metrics.queued.inc();
     } catch (err) {
-      const spooled = await this.#o.spool.append(job);
+      const spooled = await this.#spool(job);
+      if (this.#abandoned) return;
       if (spooled.ok) {
         this.#o.metrics.spooled.inc();
         this.#o.log.debug({ submissionId: job.submissionId, err: (err as Error).message }, 'review: job spooled');
@@ -159,8 +223,36 @@ export class QueueReviewSink implements ReviewSink {
     }
   }
 
+  /** Queues a job for the next batched spool write; resolves with what became of it. */
+  #spool(job: ReviewJob): Promise<AppendResult> {
+    return new Promise((done) => {
+      this.#toSpool.push({ job, done });
+      this.#writeSpool();
+    });
+  }
+
+  /** One write at a time, taking every job that queued up meanwhile (group commit). */
+  #writeSpool(): void {
+    if (this.#spoolWriting || this.#toSpool.length === 0) return;
+    this.#spoolWriting = true;
+    const batch = this.#toSpool.splice(0, SPOOL_BATCH);
+    void this.#o.spool
+      .appendMany(batch.map((b) => b.job))
+      .then(
+        (results) => batch.forEach((b, i) => b.done(results[i] ?? { ok: false, reason: 'write_failed' })),
+        (err: unknown) =>
+          batch.forEach((b) => b.done({ ok: false, reason: 'write_failed', code: (err as NodeJS.ErrnoException).code ?? 'unknown' })),
+      )
+      .finally(() => {
+        this.#spoolWriting = false;
+        this.#writeSpool();
+      });
+  }
+
   /** Counts a lost job by reason, and logs it at most once per interval with how many went since (ids only, no content). */
   #dropped(job: ReviewJob, reason: DropReason, code?: string): void {
+    // Counted already, with every job still in memory, when the shutdown's time ran out.
+    if (this.#abandoned) return;
     this.#o.metrics.dropped.inc({ reason });
     const now = Date.now();
     const log = this.#dropLog;

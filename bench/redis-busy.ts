@@ -1,0 +1,87 @@
+// npm run bench:redis-busy [-- --seconds 20]
+// A healthy Redis of this script's own under the service's full closed-loop load (50 connections, the realistic
+// bodies, every verdict flagged for review so the queue adds run too): the circuit breaker must not open. Counts
+// openings from formguard_redis_breaker_openings_total on the admin port, with the run's req/s and latency.
+import { execSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { realisticBodies } from './lib/bodies.ts';
+import { load } from './lib/load.ts';
+import { freePort, startServer, stopServer } from './lib/processes.ts';
+import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
+
+const args = process.argv.slice(2);
+const at = args.indexOf('--seconds');
+const seconds = Number(at >= 0 ? args[at + 1] : '20');
+const repoRoot = path.resolve(import.meta.dirname, '..');
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-redis-busy-'));
+  const redisPort = await freePort();
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmp],
+    {
+      stdio: 'ignore',
+    },
+  );
+  try {
+    execSync('npm run build --silent', { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+    const probe = new Redis(`redis://127.0.0.1:${redisPort}`, { retryStrategy: () => 50 });
+    await probe.ping();
+    probe.disconnect();
+    const port = await freePort();
+    const adminPort = await freePort();
+    const server = await startServer({
+      name: 'verify',
+      entry: 'dist/server.js',
+      cwd: repoRoot,
+      env: {
+        ...benchServiceEnv(port, writeBenchTenants(tmp), {
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          REVIEW_SPOOL_DIR: path.join(tmp, 'spool'),
+          REVIEW_BAND: '1',
+          REVIEW_SAMPLE_RATE: '1',
+        }),
+        ADMIN_PORT: String(adminPort),
+      },
+      port,
+      readyPath: '/readyz',
+      stderrFile: path.join(tmp, 'verify.stderr'),
+    });
+    let result;
+    let metrics = '';
+    try {
+      result = await load({ target: 'verify (Redis mode)', url: server.url, bodies: realisticBodies(repoRoot), durationS: seconds });
+      metrics = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+    } finally {
+      await stopServer(server);
+    }
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+    const line = {
+      date: new Date().toISOString(),
+      seconds,
+      loadAverageBefore: os.loadavg().map((l) => l.toFixed(2)),
+      reqPerSec: Math.round(result.reqPerSec),
+      p50Ms: result.p50Ms,
+      p99Ms: result.p99Ms,
+      non2xx: result.non2xx,
+      breakerOpenings: value('formguard_redis_breaker_openings_total'),
+      reviewQueued: value('formguard_review_queued_total'),
+      reviewSpooled: value('formguard_review_spooled_total'),
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+    const dir = path.join(repoRoot, 'bench', 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `redis-busy-${line.date.replace(/[:]/g, '-').replace(/\..*$/, '')}.json`);
+    writeFileSync(file, `${JSON.stringify(line, null, 2)}\n`);
+    process.stdout.write(`written: ${path.relative(repoRoot, file)}\n`);
+  } finally {
+    redis.kill('SIGKILL');
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
