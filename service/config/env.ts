@@ -195,6 +195,10 @@ export const envSchema = z.object({
   REVIEW_MAX_FIELD_BYTES: number(16 * 1024).pipe(z.number().int().positive()),
   REVIEW_CAMPAIGN_WINDOW_SECONDS: number(600).pipe(z.number().int().min(0)),
   REVIEW_MAX_PENDING: number(10_000).pipe(z.number().int().min(0)),
+  // Per-account caps on what the review store keeps per submission (besides its age): docs/operations.md sizes them.
+  REVIEW_KEEP_FIELDS_MAX: number(10_000).pipe(z.number().int().min(0)),
+  REVIEW_LOOKUP_MAX: number(10_000).pipe(z.number().int().min(0)),
+  REVIEW_MAX_LABELLED: number(10_000).pipe(z.number().int().min(0)),
   BULLMQ_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard')),
 });
 

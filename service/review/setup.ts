@@ -14,6 +14,7 @@ import { SessionStore } from './console/sessions.ts';
 import { QueueReviewSink } from './intake/sink.ts';
 import { ReviewSpool } from './intake/spool.ts';
 import { ReviewStore } from './store/review-store.ts';
+import { DEFAULT_CAP } from './store/context.ts';
 import { PersistenceWatch, type Persistence } from './persistence.ts';
 import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { Queue } from 'bullmq';
@@ -40,7 +41,12 @@ export type ReviewEnv = ReviewRedisEnv &
     | 'REVIEW_MAX_FIELD_BYTES'
     | 'BULLMQ_PREFIX'
   > &
-  Partial<Pick<Env, 'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING'>>;
+  Partial<
+    Pick<
+      Env,
+      'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING' | 'REVIEW_KEEP_FIELDS_MAX' | 'REVIEW_LOOKUP_MAX' | 'REVIEW_MAX_LABELLED'
+    >
+  >;
 
 export interface Review {
   readonly sink: QueueReviewSink;
@@ -63,8 +69,8 @@ export interface ReviewSetup {
   /** Run the ingest worker in this process (default true). */
   readonly worker?: boolean;
   readonly random?: () => number;
-  /** An account's own review band and sample rate (the tenants file's `review`). */
-  readonly accountPolicy?: (accountId: string) => Partial<ReviewPolicy> | undefined;
+  /** An account's own review band, sample rate and kept-fields cap (the tenants file's `review`). */
+  readonly accountPolicy?: (accountId: string) => (Partial<ReviewPolicy> & { readonly keepFieldsMax?: number | undefined }) | undefined;
   /** The service's Redis circuit breaker: while open, jobs go to the spool without waiting on Redis. */
   readonly breaker?: CircuitBreaker;
 }
@@ -84,8 +90,17 @@ export function startReview(setup: ReviewSetup): Review {
     retentionDays: env.REVIEW_RETENTION_DAYS,
     keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
     campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? 600) * 1000,
-    maxPending: env.REVIEW_MAX_PENDING ?? 10_000,
+    maxPending: env.REVIEW_MAX_PENDING ?? DEFAULT_CAP,
     onEvicted: (n) => metrics.evicted.inc(n),
+    keepFieldsMax: env.REVIEW_KEEP_FIELDS_MAX ?? DEFAULT_CAP,
+    keepFieldsMaxFor: (accountId) => setup.accountPolicy?.(accountId)?.keepFieldsMax,
+    lookupMax: env.REVIEW_LOOKUP_MAX ?? DEFAULT_CAP,
+    maxLabelled: env.REVIEW_MAX_LABELLED ?? DEFAULT_CAP,
+    onLabelsOverCap: (accountId, count) =>
+      log.warn(
+        { accountId, labelledOverCap: count, maxLabelled: env.REVIEW_MAX_LABELLED ?? DEFAULT_CAP },
+        'review: labelled items past REVIEW_MAX_LABELLED are kept because their labels are not exported yet; run npm run labels:export',
+      ),
   });
   const policy: ReviewPolicy = { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE };
   const policyFor = (accountId: string): ReviewPolicy => {
