@@ -14,7 +14,7 @@ import { SessionStore } from './console/sessions.ts';
 import { QueueReviewSink } from './intake/sink.ts';
 import { ReviewSpool } from './intake/spool.ts';
 import { ReviewStore } from './store/review-store.ts';
-import { DEFAULT_CAP } from './store/context.ts';
+import { DEFAULT_CAP, DEFAULT_KEEP_FIELDS_MAX, DEFAULT_LOOKUP_MAX } from './store/context.ts';
 import { PersistenceWatch, type Persistence } from './persistence.ts';
 import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { Queue } from 'bullmq';
@@ -92,9 +92,9 @@ export function startReview(setup: ReviewSetup): Review {
     campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? 600) * 1000,
     maxPending: env.REVIEW_MAX_PENDING ?? DEFAULT_CAP,
     onEvicted: (n) => metrics.evicted.inc(n),
-    keepFieldsMax: env.REVIEW_KEEP_FIELDS_MAX ?? DEFAULT_CAP,
+    keepFieldsMax: env.REVIEW_KEEP_FIELDS_MAX ?? DEFAULT_KEEP_FIELDS_MAX,
     keepFieldsMaxFor: (accountId) => setup.accountPolicy?.(accountId)?.keepFieldsMax,
-    lookupMax: env.REVIEW_LOOKUP_MAX ?? DEFAULT_CAP,
+    lookupMax: env.REVIEW_LOOKUP_MAX ?? DEFAULT_LOOKUP_MAX,
     maxLabelled: env.REVIEW_MAX_LABELLED ?? DEFAULT_CAP,
     onLabelsOverCap: (accountId, count) =>
       log.warn(

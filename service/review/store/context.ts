@@ -4,8 +4,14 @@ import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { ReviewKeys, type AccountKeys } from './keys.ts';
 
 export const DAY_MS = 86_400_000;
-/** The default of every per-account count cap of the store (REVIEW_MAX_PENDING, _KEEP_FIELDS_MAX, _LOOKUP_MAX, _MAX_LABELLED). */
+/** The default per-account caps on queued items: REVIEW_MAX_PENDING, REVIEW_MAX_LABELLED. */
 export const DEFAULT_CAP = 10_000;
+/**
+ * The default caps on what is kept of submissions not queued (REVIEW_KEEP_FIELDS_MAX, REVIEW_LOOKUP_MAX): with the
+ * pending cap, an account's footprint levels off within its first 40,000 submissions whenever 12.5-75% are queued.
+ */
+export const DEFAULT_KEEP_FIELDS_MAX = 5_000;
+export const DEFAULT_LOOKUP_MAX = 5_000;
 
 export interface StoreOptions {
   readonly prefix: string;
@@ -53,9 +59,9 @@ export class StoreContext {
     this.campaignWindowMs = opts.campaignWindowMs ?? 0;
     this.maxPending = opts.maxPending ?? 0;
     this.onEvicted = opts.onEvicted ?? (() => undefined);
-    this.#keepFieldsMax = opts.keepFieldsMax ?? DEFAULT_CAP;
+    this.#keepFieldsMax = opts.keepFieldsMax ?? DEFAULT_KEEP_FIELDS_MAX;
     this.#keepFieldsMaxFor = opts.keepFieldsMaxFor ?? (() => undefined);
-    this.lookupMax = opts.lookupMax ?? DEFAULT_CAP;
+    this.lookupMax = opts.lookupMax ?? DEFAULT_LOOKUP_MAX;
     this.maxLabelled = opts.maxLabelled ?? DEFAULT_CAP;
     this.onLabelsOverCap = opts.onLabelsOverCap ?? (() => undefined);
     this.keys = new ReviewKeys(opts.prefix);

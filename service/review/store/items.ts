@@ -7,7 +7,8 @@ import { searchLine } from './search-line.ts';
 import { TurnBatch } from './turn-batch.ts';
 
 /** Most submissionIds a campaign's set keeps; identical submissions past it are counted only. */
-export const MAX_CAMPAIGN_IDS = 1_000;
+export const MAX_CAMPAIGN_IDS = 100;
+const LISTED_FOR_MS = 60_000;
 
 export type IngestResult = 'stored' | 'merged' | 'duplicate' | 'expired';
 
@@ -146,6 +147,8 @@ export class ItemStore {
     await this.#writeRemembered(accountId, []);
   }
 
+  /** When this process last listed each account (an erasure of the account may unlist it: listed again within a minute). */
+  readonly #listed = new Map<string, number>();
   readonly #batch = new TurnBatch<ReviewJob>((jobs) => this.#flushRemembered(jobs));
 
   async #flushRemembered(jobs: readonly ReviewJob[]): Promise<void> {
@@ -171,6 +174,11 @@ export class ItemStore {
         keep ? JSON.stringify(job) : '',
         keep ? searchLine('k', receivedAt, job.fields) : '',
       );
+    }
+    // Listed among the accounts, so the sweep and an erasure reach an account whose submissions were never queued.
+    if (jobs.length > 0 && (this.#listed.get(accountId) ?? -Infinity) < now - LISTED_FOR_MS) {
+      await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);
+      this.#listed.set(accountId, now);
     }
     await evalScript(
       this.ctx.redis,
