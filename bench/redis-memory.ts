@@ -308,7 +308,8 @@ async function main(): Promise<void> {
     for (let i = 1; i < samples.length; i++) {
       const [a, b] = [samples[i - 1], samples[i]] as [(typeof samples)[number], (typeof samples)[number]];
       console.log(
-        `| ${b.sent.toLocaleString('en')} | ${(b.usedMemory / 1e6).toFixed(1)} | ${Math.round((b.usedMemory - a.usedMemory) / (b.sent - a.sent))} |`,
+        `| ${b.sent.toLocaleString('en')} | ${(b.usedMemory / 1e6).toFixed(1)} | ${Math.round((b.usedMemory - a.usedMemory) / (b.sent - a.sent))} | ` +
+          `${b.held.pending} | ${b.held.kept} | ${b.held.seen} | ${b.held.search} |`,
       );
     }
     const end = samples.at(-1) as (typeof samples)[number];

@@ -153,7 +153,11 @@ export class ItemStore {
 
   async #flushRemembered(jobs: readonly ReviewJob[]): Promise<void> {
     const byAccount = new Map<string, ReviewJob[]>();
-    for (const job of jobs) byAccount.set(job.accountId, [...(byAccount.get(job.accountId) ?? []), job]);
+    for (const job of jobs) {
+      const list = byAccount.get(job.accountId);
+      if (list === undefined) byAccount.set(job.accountId, [job]);
+      else list.push(job);
+    }
     await Promise.all([...byAccount].map(([accountId, list]) => this.#writeRemembered(accountId, list)));
   }
 
