@@ -40,7 +40,12 @@ export type ReviewEnv = ReviewRedisEnv &
     | 'REVIEW_MAX_FIELD_BYTES'
     | 'BULLMQ_PREFIX'
   > &
-  Partial<Pick<Env, 'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING'>>;
+  Partial<
+    Pick<
+      Env,
+      'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING' | 'REVIEW_KEEP_FIELDS_MAX' | 'REVIEW_LOOKUP_MAX' | 'REVIEW_MAX_LABELLED'
+    >
+  >;
 
 export interface Review {
   readonly sink: QueueReviewSink;
@@ -74,8 +79,8 @@ export interface ReviewSetup {
   /** Run the ingest worker in this process (default true). */
   readonly worker?: boolean;
   readonly random?: () => number;
-  /** An account's own review band and sample rate (the tenants file's `review`). */
-  readonly accountPolicy?: (accountId: string) => Partial<ReviewPolicy> | undefined;
+  /** An account's own review band, sample rate and kept-fields cap (the tenants file's `review`). */
+  readonly accountPolicy?: (accountId: string) => (Partial<ReviewPolicy> & { readonly keepFieldsMax?: number | undefined }) | undefined;
   /** The service's Redis circuit breaker: while open, jobs go to the spool without waiting on Redis. */
   readonly breaker?: CircuitBreaker;
 }
@@ -97,6 +102,15 @@ export function startReview(setup: ReviewSetup): Review {
     campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? ENV_DEFAULTS.REVIEW_CAMPAIGN_WINDOW_SECONDS) * 1000,
     maxPending: env.REVIEW_MAX_PENDING ?? ENV_DEFAULTS.REVIEW_MAX_PENDING,
     onEvicted: (n) => metrics.evicted.inc(n),
+    keepFieldsMax: env.REVIEW_KEEP_FIELDS_MAX ?? ENV_DEFAULTS.REVIEW_KEEP_FIELDS_MAX,
+    keepFieldsMaxFor: (accountId) => setup.accountPolicy?.(accountId)?.keepFieldsMax,
+    lookupMax: env.REVIEW_LOOKUP_MAX ?? ENV_DEFAULTS.REVIEW_LOOKUP_MAX,
+    maxLabelled: env.REVIEW_MAX_LABELLED ?? ENV_DEFAULTS.REVIEW_MAX_LABELLED,
+    onLabelsOverCap: (accountId, count) =>
+      log.warn(
+        { accountId, labelledOverCap: count, maxLabelled: env.REVIEW_MAX_LABELLED ?? ENV_DEFAULTS.REVIEW_MAX_LABELLED },
+        'review: labelled items past REVIEW_MAX_LABELLED are kept because their labels are not exported yet; run npm run labels:export',
+      ),
   });
   const policy: ReviewPolicy = { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE };
   const policyFor = (accountId: string): ReviewPolicy => {

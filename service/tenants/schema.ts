@@ -33,10 +33,12 @@ export const formSchema = z.strictObject({
   ),
 });
 
-/** The account's own review settings; each one left out takes the service's (REVIEW_BAND, REVIEW_SAMPLE_RATE). */
+/** The account's own review settings; each one left out takes the service's (REVIEW_BAND, REVIEW_SAMPLE_RATE, REVIEW_KEEP_FIELDS_MAX). */
 export const reviewSettingsSchema = z.strictObject({
   band: z.number().min(0).max(1).optional(),
   sampleRate: z.number().min(0).max(1).optional(),
+  /** Most submissions not queued whose fields are kept for reporting a miss (the newest); 0 keeps none. */
+  keepFieldsMax: z.number().int().min(0).optional(),
 });
 
 export const accountSchema = z.strictObject({

@@ -193,7 +193,15 @@ export class QueueReviewSink implements ReviewSink {
       return;
     }
     setImmediate(() => {
-      remember(job).catch((err: unknown) => {
+      // Cut like a queued item's fields: kept fields are bounded by REVIEW_MAX_FIELD_BYTES, and so is every pass over them.
+      const capped = capFields(job.fields, this.#o.maxFieldBytes);
+      const kept: ReviewJob = {
+        ...job,
+        fields: capped.fields,
+        truncated: job.truncated || capped.truncated,
+        ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
+      };
+      remember(kept).catch((err: unknown) => {
         this.#o.metrics.lookupSkipped.inc();
         this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up');
       });

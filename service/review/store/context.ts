@@ -4,6 +4,14 @@ import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { ReviewKeys, type AccountKeys } from './keys.ts';
 
 export const DAY_MS = 86_400_000;
+/** The default per-account caps on queued items: REVIEW_MAX_PENDING, REVIEW_MAX_LABELLED. */
+export const DEFAULT_CAP = 10_000;
+/**
+ * The default caps on what is kept of submissions not queued (REVIEW_KEEP_FIELDS_MAX, REVIEW_LOOKUP_MAX): with the
+ * pending cap, an account's footprint levels off within its first 40,000 submissions whenever 12.5-75% are queued.
+ */
+export const DEFAULT_KEEP_FIELDS_MAX = 5_000;
+export const DEFAULT_LOOKUP_MAX = 5_000;
 
 export interface StoreOptions {
   readonly prefix: string;
@@ -16,6 +24,16 @@ export interface StoreOptions {
   readonly maxPending?: number;
   /** Told how many items each ingest evicted (for the metric). */
   readonly onEvicted?: (count: number) => void;
+  /** Most submissions not queued whose fields an account keeps (the newest; REVIEW_KEEP_FIELDS_MAX). 0: none. */
+  readonly keepFieldsMax?: number;
+  /** An account's own keepFieldsMax (the tenants file's `review.keepFieldsMax`), when it sets one. */
+  readonly keepFieldsMaxFor?: (accountId: string) => number | undefined;
+  /** Most look-up verdicts of submissions not queued an account keeps (the newest; REVIEW_LOOKUP_MAX). 0: none. */
+  readonly lookupMax?: number;
+  /** Most labelled items an account keeps once their labels are exported (REVIEW_MAX_LABELLED). 0: no cap. */
+  readonly maxLabelled?: number;
+  /** Told when an account holds labelled items past maxLabelled whose labels are not exported yet (kept, never dropped). */
+  readonly onLabelsOverCap?: (accountId: string, count: number) => void;
   readonly now?: () => number;
 }
 
@@ -28,6 +46,11 @@ export class StoreContext {
   readonly campaignWindowMs: number;
   readonly maxPending: number;
   readonly onEvicted: (count: number) => void;
+  readonly lookupMax: number;
+  readonly maxLabelled: number;
+  readonly onLabelsOverCap: (accountId: string, count: number) => void;
+  readonly #keepFieldsMax: number;
+  readonly #keepFieldsMaxFor: (accountId: string) => number | undefined;
 
   constructor(
     readonly redis: RedisClient,
@@ -36,10 +59,20 @@ export class StoreContext {
     this.campaignWindowMs = opts.campaignWindowMs ?? 0;
     this.maxPending = opts.maxPending ?? 0;
     this.onEvicted = opts.onEvicted ?? (() => undefined);
+    this.#keepFieldsMax = opts.keepFieldsMax ?? DEFAULT_KEEP_FIELDS_MAX;
+    this.#keepFieldsMaxFor = opts.keepFieldsMaxFor ?? (() => undefined);
+    this.lookupMax = opts.lookupMax ?? DEFAULT_LOOKUP_MAX;
+    this.maxLabelled = opts.maxLabelled ?? DEFAULT_CAP;
+    this.onLabelsOverCap = opts.onLabelsOverCap ?? (() => undefined);
     this.keys = new ReviewKeys(opts.prefix);
     this.retentionMs = Math.round(opts.retentionDays * DAY_MS);
     this.keepFieldsMs = Math.round(Math.min(opts.keepFieldsDays ?? 0, opts.retentionDays) * DAY_MS);
     this.now = opts.now ?? Date.now;
+  }
+
+  /** How many submissions not queued this account keeps the fields of (0 when the keep-fields window is off). */
+  keepFieldsMax(accountId: string): number {
+    return this.keepFieldsMs > 0 ? (this.#keepFieldsMaxFor(accountId) ?? this.#keepFieldsMax) : 0;
   }
 
   /** Items (and their labels) expire this long after the submission was received, reviewed or not. */

@@ -1,6 +1,5 @@
 import { deleteKeys, scanKeys } from '../../config/redis-target.ts';
 import { reviewJobSchema } from '../intake/job-schema.ts';
-import { searchWords, wordHash } from '../text/words.ts';
 import { parseJson, type StoreContext } from './context.ts';
 import type { ExportLedger } from './export-ledger.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
@@ -69,29 +68,28 @@ export class Erasure {
       const [label, history, lookup, keptRaw] = await Promise.all([
         redis.exists(k.label(submissionId)),
         redis.exists(k.labelHistory(submissionId)),
-        redis.exists(k.seen(submissionId)),
-        redis.get(k.kept(submissionId)),
+        redis.hexists(k.seen(), submissionId),
+        redis.hget(k.kept(), submissionId),
       ]);
       const kept = keptRaw === null ? undefined : reviewJobSchema.safeParse(parseJson(keptRaw)).data;
       const withdrawals = (await this.ledger.withdrawals(accountId, Number.MAX_SAFE_INTEGER)).filter(
         (w) => w.entry?.submissionId === submissionId,
       );
       if (item === undefined && kept === undefined && label + history + lookup === 0 && withdrawals.length === 0) continue;
-      // The postings of the words its fields hold now: the search index keeps no trace of it either.
-      const postings = [
-        ...(item === undefined ? [] : searchWords(item.fields).map((w) => k.word(wordHash(w)))),
-        ...(kept === undefined ? [] : searchWords(kept.fields).map((w) => k.word(wordHash(w), 'kept'))),
-      ];
       const keys = [
         k.item(submissionId),
-        k.seen(submissionId),
         k.label(submissionId),
         k.labelHistory(submissionId),
-        k.kept(submissionId),
+        k.campaign(submissionId),
+        k.campaignMore(submissionId),
+        k.withdrawals(),
+        k.seen(),
+        k.kept(),
+        k.search(),
         ...(await this.ctx.indexes(accountId)),
         ...(await this.ctx.confidenceIndexes(accountId)),
-        ...postings,
-        k.withdrawals(),
+        k.seenAt(),
+        k.keptAt(),
       ];
       await evalScript(redis, SCRIPTS.eraseSubmission, keys.length, ...keys, submissionId, ERASED, ...withdrawals.map((w) => w.member));
       out.push({ submissionId, accountId, item: item !== undefined || kept !== undefined, label: label === 1, lookup: lookup === 1 });

@@ -54,7 +54,31 @@ export class ExportLedger {
     const k = this.ctx.keys.forAccount(accountId);
     const args = entries.flatMap((e) => [e.submissionId, e.score, e.record?.labelId ?? '']);
     const keys = [k.unexported(), ...entries.map((e) => k.label(e.submissionId))];
-    return (await evalScript(this.ctx.redis, SCRIPTS.acknowledgeExported, keys.length, ...keys, ...args)) as number;
+    const n = (await evalScript(this.ctx.redis, SCRIPTS.acknowledgeExported, keys.length, ...keys, ...args)) as number;
+    // Exported labels may go now: the account's labelled items are trimmed to their cap.
+    await this.trimLabelled(accountId);
+    return n;
+  }
+
+  /**
+   * Keeps an account's labelled items at REVIEW_MAX_LABELLED, dropping the oldest exported ones (trim-labelled.lua);
+   * labels not yet exported are never dropped: how many are kept past the cap is returned (and logged by the caller).
+   */
+  async trimLabelled(accountId: string): Promise<{ dropped: number; overCap: number }> {
+    if (this.ctx.maxLabelled <= 0) return { dropped: 0, overCap: 0 };
+    const k = this.ctx.keys.forAccount(accountId);
+    const [dropped, overCap] = (await evalScript(
+      this.ctx.redis,
+      SCRIPTS.trimLabelled,
+      3,
+      k.labelled(),
+      k.unexported(),
+      k.search(),
+      this.ctx.maxLabelled,
+      k.base,
+    )) as [number, number];
+    if (overCap > 0) this.ctx.onLabelsOverCap(accountId, overCap);
+    return { dropped, overCap };
   }
 
   /** Labels taken back by an undo and not yet handled by an export, oldest undo first. */

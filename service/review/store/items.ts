@@ -2,8 +2,13 @@ import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { parseJson, type StoreContext } from './context.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
-import { searchWords, wordHash } from '../text/words.ts';
 import { fingerprint } from './fingerprint.ts';
+import { searchLine } from './search-line.ts';
+import { TurnBatch } from './turn-batch.ts';
+
+/** Most submissionIds a campaign's set keeps; identical submissions past it are counted only. */
+export const MAX_CAMPAIGN_IDS = 100;
+const LISTED_FOR_MS = 60_000;
 
 export type IngestResult = 'stored' | 'merged' | 'duplicate' | 'expired';
 
@@ -40,19 +45,20 @@ export class ItemStore {
     const { redis, keys } = this.ctx;
     const k = keys.forAccount(job.accountId);
     await redis.sadd(keys.accounts(), job.accountId);
-    const words = searchWords(job.fields).map((w) => k.word(wordHash(w)));
-    const r = await evalScript(
+    const receivedAt = Date.parse(job.receivedAt);
+    const print = fingerprint(job);
+    const [code, evicted] = (await evalScript(
       redis,
       SCRIPTS.ingest,
-      11 + words.length,
+      12,
       k.item(job.submissionId),
       ...k.pendingAll(job.formId, job.verdict.status),
       k.forms(),
-      k.fingerprint(fingerprint(job)),
+      k.fingerprint(print),
       ...k.pendingConfidenceAll(job.formId, job.verdict.status),
-      ...words,
+      k.search(),
       JSON.stringify(job),
-      Date.parse(job.receivedAt),
+      receivedAt,
       this.ctx.expiresAt(job.receivedAt),
       job.submissionId,
       job.formId,
@@ -60,29 +66,23 @@ export class ItemStore {
       this.ctx.campaignWindowMs,
       k.base,
       job.verdict.confidence,
-    );
-    if (r === 1 && this.ctx.maxPending > 0) {
-      const evicted = Number(
-        await evalScript(
-          redis,
-          SCRIPTS.evict,
-          3,
-          k.pending(),
-          k.pending({ status: 'spam' }),
-          k.pending({ status: 'legitimate' }),
-          this.ctx.maxPending,
-          k.base,
-        ),
-      );
-      if (evicted > 0) this.ctx.onEvicted(evicted);
-    }
-    return r === 1 ? 'stored' : r === 2 ? 'merged' : r === 0 ? 'duplicate' : 'expired';
+      searchLine('i', receivedAt, job.fields, print),
+      this.ctx.maxPending,
+      MAX_CAMPAIGN_IDS,
+    )) as [number, number];
+    if (evicted > 0) this.ctx.onEvicted(evicted);
+    return code === 1 ? 'stored' : code === 2 ? 'merged' : code === 0 ? 'duplicate' : 'expired';
   }
 
-  /** The submissions merged into this item (itself first), or a campaign of one. */
+  /** The submissions merged into this item (itself first), or a campaign of one; `count` includes those past the id cap. */
   async campaign(accountId: string, submissionId: string): Promise<Campaign> {
-    const others = (await this.ctx.redis.smembers(this.ctx.keys.forAccount(accountId).campaign(submissionId))).sort();
-    return { count: others.length + 1, submissionIds: [submissionId, ...others] };
+    const k = this.ctx.keys.forAccount(accountId);
+    const [members, more] = await Promise.all([
+      this.ctx.redis.smembers(k.campaign(submissionId)),
+      this.ctx.redis.get(k.campaignMore(submissionId)),
+    ]);
+    const others = members.sort();
+    return { count: others.length + 1 + Number(more ?? 0), submissionIds: [submissionId, ...others] };
   }
 
   /** Pending items, oldest first. */
@@ -113,13 +113,14 @@ export class ItemStore {
 
   /**
    * Any submission of this account within retention: a queued one with its fields and label; one that was not queued
-   * with the fields kept for it (within REVIEW_KEEP_FIELDS_DAYS), so a miss can be labelled; else by its verdict only.
+   * with the fields kept for it (the newest REVIEW_KEEP_FIELDS_MAX within REVIEW_KEEP_FIELDS_DAYS), so a miss can be
+   * labelled; else by its verdict only (the newest REVIEW_LOOKUP_MAX within retention).
    */
   async get(accountId: string, submissionId: string): Promise<ReviewEntry | undefined> {
     const k = this.ctx.keys.forAccount(accountId);
     const [item] = await this.ctx.items(k, [submissionId]);
     if (item !== undefined) return { item, label: await this.ctx.label(accountId, submissionId), queued: true, fieldsKept: true };
-    const [kept, seen] = await this.ctx.redis.mget(k.kept(submissionId), k.seen(submissionId));
+    const [kept, seen] = await Promise.all([this.ctx.redis.hget(k.kept(), submissionId), this.ctx.redis.hget(k.seen(), submissionId)]);
     for (const [raw, fieldsKept] of [
       [kept, true],
       [seen, false],
@@ -132,32 +133,72 @@ export class ItemStore {
   }
 
   /**
-   * Keeps the verdict of a submission that was not queued for the whole retention (no fields: nothing personal), and
-   * its size-capped fields, findable by search, for the keep-fields window, so a moderator can label a miss.
+   * Keeps the verdict of a submission that was not queued (no fields: nothing personal) for look-ups, and its fields
+   * (cut by the sink like a queued item's), findable by search, within the keep-fields window, so a moderator can label
+   * a miss; each bounded per account by count and by age (remember.lua). Submissions remembered in one event-loop turn
+   * go to Redis together: one script call per account.
    */
-  async remember(job: ReviewJob): Promise<void> {
-    const k = this.ctx.keys.forAccount(job.accountId);
-    const receivedAt = Date.parse(job.receivedAt);
+  remember(job: ReviewJob): Promise<void> {
+    return this.#batch.add(job);
+  }
+
+  /** Trims an account's look-up verdicts and kept fields to their bounds (the retention sweep; remember does it too). */
+  async trimRemembered(accountId: string): Promise<void> {
+    await this.#writeRemembered(accountId, []);
+  }
+
+  /** When this process last listed each account (an erasure of the account may unlist it: listed again within a minute). */
+  readonly #listed = new Map<string, number>();
+  readonly #batch = new TurnBatch<ReviewJob>((jobs) => this.#flushRemembered(jobs));
+
+  async #flushRemembered(jobs: readonly ReviewJob[]): Promise<void> {
+    const byAccount = new Map<string, ReviewJob[]>();
+    for (const job of jobs) {
+      const list = byAccount.get(job.accountId);
+      if (list === undefined) byAccount.set(job.accountId, [job]);
+      else list.push(job);
+    }
+    await Promise.all([...byAccount].map(([accountId, list]) => this.#writeRemembered(accountId, list)));
+  }
+
+  async #writeRemembered(accountId: string, jobs: readonly ReviewJob[]): Promise<void> {
+    const k = this.ctx.keys.forAccount(accountId);
     const now = this.ctx.now();
-    const { cutFields: _, ...verdict } = job;
-    const seen: ReviewJob = { ...verdict, fields: {}, truncated: false, origin: job.origin };
-    const keepUntil = receivedAt + this.ctx.keepFieldsMs;
-    const words = this.ctx.keepFieldsMs > 0 && keepUntil > now ? searchWords(job.fields).map((w) => k.word(wordHash(w), 'kept')) : [];
+    const keepMax = this.ctx.keepFieldsMax(accountId);
+    const args: (string | number)[] = [];
+    for (const job of jobs) {
+      const receivedAt = Date.parse(job.receivedAt);
+      const { cutFields: _, ...verdict } = job;
+      const seen: ReviewJob = { ...verdict, fields: {}, truncated: false, origin: job.origin };
+      const keep = keepMax > 0 && receivedAt + this.ctx.keepFieldsMs > now;
+      args.push(
+        job.submissionId,
+        receivedAt,
+        JSON.stringify(seen),
+        keep ? JSON.stringify(job) : '',
+        keep ? searchLine('k', receivedAt, job.fields) : '',
+      );
+    }
+    // Listed among the accounts, so the sweep and an erasure reach an account whose submissions were never queued.
+    if (jobs.length > 0 && (this.#listed.get(accountId) ?? -Infinity) < now - LISTED_FOR_MS) {
+      await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);
+      this.#listed.set(accountId, now);
+    }
     await evalScript(
       this.ctx.redis,
       SCRIPTS.remember,
-      2 + words.length,
-      k.seen(job.submissionId),
-      k.kept(job.submissionId),
-      ...words,
-      JSON.stringify(seen),
-      this.ctx.expiresAt(job.receivedAt),
-      words.length > 0 ? JSON.stringify(job) : '',
-      keepUntil,
-      receivedAt,
-      now - this.ctx.keepFieldsMs,
-      job.submissionId,
+      5,
+      k.seen(),
+      k.seenAt(),
+      k.kept(),
+      k.keptAt(),
+      k.search(),
       now,
+      this.ctx.retentionMs,
+      this.ctx.lookupMax,
+      this.ctx.keepFieldsMs,
+      keepMax,
+      ...args,
     );
   }
 }

@@ -29,14 +29,26 @@ export class AccountKeys {
     return `${this.base}:item:${submissionId}`;
   }
 
-  /** The verdict (no fields) of a submission that was not queued, for support look-ups. */
-  seen(submissionId: string): string {
-    return `${this.base}:seen:${submissionId}`;
+  /**
+   * The verdicts (no fields) of submissions that were not queued, for support look-ups: a hash submissionId → verdict
+   * JSON, and beside it the same ids by receivedAt (ms), which bounds it: the newest REVIEW_LOOKUP_MAX, within retention.
+   */
+  seen(): string {
+    return `${this.base}:seen`;
+  }
+
+  seenAt(): string {
+    return `${this.base}:seen-at`;
   }
 
   /** The submissionIds merged into this (leader) item: identical submissions within the campaign window. */
   campaign(submissionId: string): string {
     return `${this.base}:campaign:${submissionId}`;
+  }
+
+  /** How many more submissions a campaign merged past the ids its set keeps (MAX_CAMPAIGN_IDS). */
+  campaignMore(submissionId: string): string {
+    return `${this.base}:campaign:${submissionId}:more`;
   }
 
   /** The pending item that identical submissions (by fingerprint) are merged into, for the campaign window. */
@@ -82,17 +94,25 @@ export class AccountKeys {
   }
 
   /**
-   * Search postings: submissionIds (by receivedAt, ms) of queued items whose text holds a word, by the word's hash
-   * (so no submitted word or address shows in a key name). `kept` postings point at the kept fields of submissions
-   * that were not queued; they are trimmed to the keep-fields window as they are written.
+   * What search scans: one hash field per searchable submission (a queued item, or a submission whose fields are kept),
+   * submissionId → `<i|k><receivedAt ms>:<fingerprint>| word word … ` (store/search-line.ts). Its size is bounded by the
+   * caps on what it indexes (pending, labelled, kept), so a search costs what those settings allow, whatever the traffic.
    */
-  word(hash: string, kind: 'item' | 'kept' = 'item'): string {
-    return `${this.base}:${kind === 'item' ? 'word' : 'kword'}:${hash}`;
+  search(): string {
+    return `${this.base}:search`;
   }
 
-  /** The fields of a submission that was not queued, kept REVIEW_KEEP_FIELDS_DAYS so that a miss can be labelled. */
-  kept(submissionId: string): string {
-    return `${this.base}:kept:${submissionId}`;
+  /**
+   * The fields of submissions that were not queued, so that a miss can be labelled: a hash submissionId → the
+   * submission (JSON, fields cut like a queued item's), and the same ids by receivedAt (ms), which bounds it: the newest
+   * REVIEW_KEEP_FIELDS_MAX of the account, within REVIEW_KEEP_FIELDS_DAYS.
+   */
+  kept(): string {
+    return `${this.base}:kept`;
+  }
+
+  keptAt(): string {
+    return `${this.base}:kept-at`;
   }
 
   /** The submissionIds one bulk label changed, so an undo takes them back as one action. */

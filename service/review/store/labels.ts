@@ -89,7 +89,7 @@ export class LabelStore {
     const r = await evalScript(
       this.ctx.redis,
       SCRIPTS.label,
-      14,
+      17,
       k.item(submissionId),
       k.label(submissionId),
       ...k.pendingAll(item.formId, item.verdict.status),
@@ -98,6 +98,9 @@ export class LabelStore {
       k.undo(moderatorId),
       k.labelHistory(submissionId),
       ...k.pendingConfidenceAll(item.formId, item.verdict.status),
+      k.search(),
+      k.kept(),
+      k.keptAt(),
       JSON.stringify(record),
       labelledAtMs,
       this.ctx.expiresAt(item.receivedAt),

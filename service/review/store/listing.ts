@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Label, LabelRecord } from '../../../core/labels/records.ts';
 import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
-import { queryWords, wordHash } from '../text/words.ts';
+import { queryWords } from '../text/words.ts';
+import { evalScript, SCRIPTS } from './scripts.ts';
 import { parseJson, parseLabel, type StoreContext } from './context.ts';
 import type { AccountKeys } from './keys.ts';
 
@@ -44,11 +45,14 @@ export interface AccountCounts {
 
 /** Scratch keys live this long at most (a read deletes its own at once). */
 const SCRATCH_MS = 10_000;
+/** Search lines one search step scans (HSCAN COUNT): a step stays well under a millisecond or two of Redis time. */
+const SEARCH_STEP = 1_000;
 
 /**
  * The console's lists: pending items filtered, ranged by date, sorted by time or confidence, paged with a total;
- * and search over the words of every item (queued, or kept for reporting a miss). Every read is a few sorted-set
- * range commands whatever the number of items (see docs/review.md, "Search and lists at scale").
+ * and search over the words of every item (queued, or kept for reporting a miss). A list read is a few sorted-set
+ * range commands whatever the number of items; a search scans the account's search lines, whose number the per-account
+ * caps bound (see docs/review.md, "At scale").
  */
 export class Listing {
   constructor(private readonly ctx: StoreContext) {}
@@ -139,64 +143,51 @@ export class Listing {
     const offset = q.offset ?? 0;
     const limit = q.limit ?? 50;
     const oldest = q.sort === 'oldest';
-    const cutoff = this.ctx.now() - this.ctx.retentionMs;
-    const min = String(Math.max(cutoff, q.from ?? -Infinity));
-    const max = q.to === undefined ? '+inf' : String(q.to);
-    const scratch: string[] = [];
-    // One posting list per kind (queued items, kept fields): a word's own, or the intersection of the query's words.
-    const source = async (kind: 'item' | 'kept'): Promise<string> => {
-      const lists = words.map((w) => k.word(wordHash(w), kind));
-      if (lists.length === 1) return lists[0] as string;
-      const key = k.scratch(randomBytes(8).toString('hex'));
-      scratch.push(key);
-      await redis
-        .multi()
-        .zinterstore(key, lists.length, ...lists, 'AGGREGATE', 'MAX')
-        .pexpire(key, SCRATCH_MS)
-        .exec();
-      return key;
-    };
-    try {
-      const sources = [await source('item'), await source('kept')];
-      // Both kinds, each cut to what the page can need, merged by time: a page costs two ranges whatever the totals.
-      const ranges = await Promise.all(
-        sources.map((key) =>
-          oldest
-            ? redis.zrange(key, min, max, 'BYSCORE', 'LIMIT', 0, offset + limit, 'WITHSCORES')
-            : redis.zrange(key, max, min, 'BYSCORE', 'REV', 'LIMIT', 0, offset + limit, 'WITHSCORES'),
-        ),
-      );
-      const totals = await Promise.all(sources.map((key) => redis.zcount(key, min, max)));
-      const merged: { id: string; at: number; kind: 'item' | 'kept' }[] = [];
-      ranges.forEach((flat, s) => {
-        for (let i = 0; i < flat.length; i += 2)
-          merged.push({ id: flat[i] as string, at: Number(flat[i + 1]), kind: s === 0 ? 'item' : 'kept' });
-      });
-      merged.sort((a, b) => (oldest ? a.at - b.at : b.at - a.at));
-      const seen = new Set<string>();
-      const page = merged.filter((m) => !seen.has(m.id) && seen.add(m.id)).slice(offset, offset + limit);
-      const entries = await this.#entries(k, page);
-      return { entries, total: (totals[0] ?? 0) + (totals[1] ?? 0) - (page.length - entries.length) };
-    } finally {
-      if (scratch.length > 0) await redis.del(...scratch);
-    }
+    const now = this.ctx.now();
+    const from = q.from ?? -Infinity;
+    const args = [
+      Math.max(now - this.ctx.retentionMs, from),
+      Math.max(now - this.ctx.keepFieldsMs, from),
+      q.to ?? Number.MAX_SAFE_INTEGER,
+      ...words.map((w) => ` ${w} `),
+    ];
+    // The account's search hash, scanned in short steps (search.lua): bounded by the caps on what it holds.
+    const found = new Map<string, { id: string; at: number; kind: 'item' | 'kept' }>();
+    let cursor = '0';
+    do {
+      const r = (await evalScript(redis, SCRIPTS.search, 1, k.search(), cursor, SEARCH_STEP, ...args)) as string[];
+      cursor = r[0] ?? '0';
+      for (let i = 1; i + 2 < r.length; i += 3) {
+        const id = r[i] as string;
+        found.set(id, { id, kind: r[i + 1] === 'k' ? 'kept' : 'item', at: Number(r[i + 2]) });
+      }
+    } while (cursor !== '0');
+    const merged = [...found.values()].sort((a, b) => (oldest ? a.at - b.at : b.at - a.at) || a.id.localeCompare(b.id));
+    const page = merged.slice(offset, offset + limit);
+    const entries = await this.#entries(k, page);
+    return { entries, total: merged.length - (page.length - entries.length) };
   }
 
-  /** Each item's campaign size: one SCARD per item, pipelined (a set exists only once a duplicate was merged). */
+  /** Each item's campaign size: one SCARD (and the count past the id cap) per item, pipelined. */
   async #campaigns(k: AccountKeys, ids: readonly string[]): Promise<number[]> {
     if (ids.length === 0) return [];
     const p = this.ctx.redis.pipeline();
-    for (const id of ids) p.scard(k.campaign(id));
-    return ((await p.exec()) ?? []).map(([err, n]) => (err ? 1 : Number(n) + 1));
+    for (const id of ids) p.scard(k.campaign(id)).get(k.campaignMore(id));
+    const r = (await p.exec()) ?? [];
+    return ids.map((_, i) => {
+      const [errCard, card] = r[2 * i] ?? [null, 0];
+      const [, more] = r[2 * i + 1] ?? [null, null];
+      return errCard ? 1 : Number(card) + 1 + Number(more ?? 0);
+    });
   }
 
-  /** Search hits as entries: a reported miss is an item by now, a kept submission shows its kept fields. */
+  /** Search hits as entries: a queued item (a reported miss is one by now), or the kept fields of one not queued. */
   async #entries(k: AccountKeys, page: { id: string; kind: 'item' | 'kept' }[]): Promise<ListEntry[]> {
     if (page.length === 0) return [];
     const ids = page.map((p) => p.id);
     const [items, kept, labels, campaigns] = await Promise.all([
       this.ctx.items(k, ids),
-      this.ctx.redis.mget(...ids.map((id) => k.kept(id))),
+      this.ctx.redis.hmget(k.kept(), ...ids),
       this.#labels(k, ids),
       this.#campaigns(k, ids),
     ]);

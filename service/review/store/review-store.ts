@@ -32,7 +32,7 @@ export class ReviewStore {
     this.listing = new Listing(this.#ctx);
     this.exports = new ExportLedger(this.#ctx);
     this.erasure = new Erasure(this.#ctx, this.exports);
-    this.retention = new Retention(this.#ctx);
+    this.retention = new Retention(this.#ctx, this.items, this.exports);
   }
 
   get keys(): ReviewKeys {

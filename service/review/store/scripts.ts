@@ -40,12 +40,14 @@ export async function evalScript(
 /** The store's Lua scripts, read once at start-up; each file's header names its KEYS and ARGV. */
 export const SCRIPTS = Object.freeze({
   ingest: lua('ingest'),
-  evict: lua('evict'),
   label: lua('label'),
   undo: lua('undo'),
   acknowledgeExported: lua('acknowledge-exported'),
   eraseSubmission: lua('erase-submission'),
   remember: lua('remember'),
+  search: lua('search'),
+  trimLabelled: lua('trim-labelled'),
+  sweepSearch: lua('sweep-search'),
   bulkLabel: lua('bulk-label'),
   bulkUndo: lua('bulk-undo'),
 });

@@ -220,6 +220,25 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
     expect((await exportLabels(review.store.exports, out.dir)).written).toBe(0);
   });
 
+  it('keeps an unqueued submission for look-up and search, and evicts and trims within one slot', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/verify',
+      headers: { 'content-type': 'application/json', origin: 'https://example.com' },
+      payload: { apiKey: API_KEY, formId: 'contact', payload: { message: 'A quote for twelve walnut stools, please' } },
+    });
+    const id = res.json<{ submissionId: string }>().submissionId;
+    await until(async () => (await review.store.items.get('acme', id))?.fieldsKept === true, 'fields kept');
+    const cookie = await signIn(app, ACME_TOKEN);
+    const found = (await app.inject({ method: 'GET', url: '/review/api/list?q=walnut%20stools', headers: { cookie } })).json<{
+      rows: { submissionId: string; queued: boolean }[];
+    }>();
+    expect(found.rows).toMatchObject([{ submissionId: id, queued: false }]);
+    // The account's sweep (trim scripts over its search lines and kept fields) runs on the master holding its slot.
+    expect(await review.store.retention.sweep()).toBeGreaterThanOrEqual(0);
+    expect(await review.store.items.get('acme', id)).toMatchObject({ fieldsKept: true });
+  });
+
   it('erases a submission, then a whole account, on whichever master holds it', async () => {
     const res = await app.inject({
       method: 'POST',

@@ -11,6 +11,8 @@
   KEYS[9]    the moderator's undo list
   KEYS[10]   the item's label history (labels its relabels replaced)
   KEYS[11..14] pending indexes by confidence
+  KEYS[15]   the account's search hash
+  KEYS[16]   kept fields (hash), KEYS[17] their index by receivedAt
   ARGV[1]    the label record (JSON)
   ARGV[2]    labelledAt in ms
   ARGV[3]    expiry: receivedAt + retention, in ms
@@ -25,7 +27,14 @@
   Returns 1 labelled, 0 no such item, {-1, current label or ''} when the item's label is no longer what the
   moderator saw (nothing changes then).
 ]]
-if ARGV[8] ~= '' then redis.call('SET', KEYS[1], ARGV[8], 'NX', 'PXAT', ARGV[3]) end
+if ARGV[8] ~= '' and redis.call('SET', KEYS[1], ARGV[8], 'NX', 'PXAT', ARGV[3]) then
+  -- The miss is an item now: its search line says so, and it no longer counts against the kept-fields window.
+  local line = redis.call('HGET', KEYS[15], ARGV[4])
+  if line and string.sub(line, 1, 1) == 'k' then redis.call('HSET', KEYS[15], ARGV[4], 'i' .. string.sub(line, 2)) end
+  redis.call('HDEL', KEYS[16], ARGV[4])
+  redis.call('ZREM', KEYS[17], ARGV[4])
+  if redis.call('PEXPIRETIME', KEYS[15]) < tonumber(ARGV[3]) then redis.call('PEXPIREAT', KEYS[15], ARGV[3]) end
+end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local previous = redis.call('GET', KEYS[2])
 if ARGV[7] ~= '' then
