@@ -320,19 +320,42 @@ function pickPage() {
   state.items.forEach((_, i) => pick(i, !all));
 }
 
+// The one rule for what s / h (and the Spam / Legitimate buttons) label: the selection when there is one, else the
+// item on screen. The bar at the bottom says which before anything happens, and whether the item on screen is in it.
 function showSelection() {
   const n = state.selected.size;
   $('selected-count').textContent = n === 0 ? 'None selected' : `${n} selected`;
-  $('bulk-spam').disabled = n === 0;
-  $('bulk-legitimate').disabled = n === 0;
+  $('clear-selection').disabled = n === 0;
   const page = $('select-page');
   page.checked = n > 0 && state.items.length > 0 && state.items.every((x) => state.selected.has(x.submissionId));
+  const bar = $('target');
+  if (n === 0) {
+    $('mark-spam-text').textContent = 'Spam';
+    $('mark-legitimate-text').textContent = 'Legitimate';
+    bar.textContent = state.current ? 'Labels the item on screen' : 'Nothing to label';
+    bar.className = 'target';
+    return;
+  }
+  $('mark-spam-text').textContent = `Spam: label ${n} selected`;
+  $('mark-legitimate-text').textContent = `Legitimate: label ${n} selected`;
+  const inIt = state.current !== undefined && state.selected.has(state.current.submissionId);
+  bar.textContent = `Labels the ${n} selected. The item on screen is ${inIt ? 'one of them' : 'NOT one of them'}.`;
+  bar.className = inIt ? 'target bulk-target' : 'target bulk-target outside';
+}
+
+function clearSelection() {
+  state.items.forEach((item, i) => {
+    if (state.selected.has(item.submissionId)) pick(i, false);
+  });
+  state.selected.clear();
+  showSelection();
 }
 
 function select(i) {
   if (state.items.length === 0) {
     state.current = undefined;
     renderDetail(undefined);
+    showSelection();
     return;
   }
   state.index = Math.max(0, Math.min(i, state.items.length - 1));
@@ -348,6 +371,7 @@ function select(i) {
   const l = state.current.label;
   state.seen = l ? (l.labelId ?? l.labelledAt) : null;
   renderDetail({ item: state.current, label: l ?? undefined, queued: state.current.queued, fieldsKept: true });
+  showSelection();
 }
 
 function renderDetail(entry) {
@@ -432,8 +456,7 @@ function renderDetail(entry) {
 }
 
 async function mark(label) {
-  if (state.selected.size > 0 && state.current && state.items.some((x) => x.submissionId === state.current.submissionId))
-    return bulkMark(label);
+  if (state.selected.size > 0) return bulkMark(label);
   const item = state.current;
   if (!item || state.busy) return;
   state.busy = true;
@@ -515,6 +538,7 @@ async function show(id) {
   for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
   $('list').removeAttribute('aria-activedescendant');
   renderDetail(entry);
+  showSelection();
   return entry;
 }
 
@@ -656,6 +680,10 @@ function onKey(event) {
     return;
   }
   if ($('console').hidden) return;
+  if (event.key === 'Escape' && state.selected.size > 0) {
+    clearSelection();
+    return;
+  }
   if (event.shiftKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
     event.preventDefault();
     extend(event.key === 'ArrowDown' ? 1 : -1);
@@ -725,8 +753,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('page-prev').addEventListener('click', () => void turnPage(-1).catch((err) => toast(err.message)));
   $('page-next').addEventListener('click', () => void turnPage(1).catch((err) => toast(err.message)));
   $('select-page').addEventListener('change', () => pickPage());
-  $('bulk-spam').addEventListener('click', () => void bulkMark('spam'));
-  $('bulk-legitimate').addEventListener('click', () => void bulkMark('legitimate'));
+  $('clear-selection').addEventListener('click', () => clearSelection());
   $('confirm-preview').addEventListener('click', () => void confirmPreview());
   $('confirm-go').addEventListener('click', () => void confirmAll());
   $('view-queue').addEventListener('click', () => setView('queue'));
