@@ -47,6 +47,7 @@ const ASSETS = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 } as const;
 
 class HttpError extends Error {
@@ -80,6 +81,8 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       reply.headers(CONSOLE_HEADERS);
       return payload;
     });
+    // The router's own 404s under /review go through the console's hooks too, so they carry its headers.
+    app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: 'Not found' }));
 
     app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
       if ((err as { validation?: unknown }).validation !== undefined)
@@ -103,6 +106,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     app.get('/app.js', { schema: { hide: true } }, asset('app.js'));
     app.get('/app.css', { schema: { hide: true } }, asset('app.css'));
     app.get('/dashboard.js', { schema: { hide: true } }, asset('dashboard.js'));
+    app.get('/favicon.svg', { schema: { hide: true } }, asset('favicon.svg'));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.
@@ -124,9 +128,8 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       return request.moderator;
     };
 
-    const signInOpen = async (request: FastifyRequest) => {
+    const signInOpen = async () => {
       if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
-      if (guard.blocked(request.ip)) throw new HttpError(429, 'Too many failed sign-ins; wait a few minutes.');
     };
 
     app.setValidatorCompiler(validatorCompiler);
@@ -136,10 +139,17 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       '/api/session',
       { ...signIn, config: { invalid: signIn.invalid }, bodyLimit: 4096, preValidation: signInOpen },
       async (request, reply) => {
+        // The token is checked before the address's failures: a right token always signs in, so one person's typos
+        // (or a guesser) behind a shared address (an office NAT, a proxy without TRUST_PROXY) lock nobody else out.
         const moderator = findModerator(opts.moderators, request.body.token);
         if (moderator === undefined) {
+          if (guard.blocked(request.ip)) {
+            reply.header('retry-after', String(guard.retryAfterSeconds(request.ip)));
+            throw new HttpError(429, 'Too many failed sign-ins from this address; wait a few minutes. A valid token still signs in.');
+          }
           guard.fail(request.ip);
           request.log.info({ ip: request.ip }, 'review: failed sign-in');
+          if (guard.blocked(request.ip)) request.log.warn({ ip: request.ip }, 'review: too many failed sign-ins from one address');
           throw new HttpError(401, 'Unknown token');
         }
         const id = await opts.sessions.create(moderator);
