@@ -230,6 +230,18 @@ function when(iso) {
       });
 }
 
+// The number shown is the model's spam probability, whatever its verdict: "spam 0.72". Two decimals, except at
+// the ends, where rounding would claim a certainty the model did not give ("spam > 0.99" rather than "1.00").
+function spamProbability(verdict) {
+  return verdict.status === 'spam' ? verdict.confidence : 1 - verdict.confidence;
+}
+function spamScore(verdict) {
+  const p = spamProbability(verdict);
+  if (p > 0.99 && p < 1) return 'spam > 0.99';
+  if (p < 0.01 && p > 0) return 'spam < 0.01';
+  return `spam ${p.toFixed(2)}`;
+}
+
 function disagrees(item) {
   return Boolean(item.shadow) && item.shadow.status !== item.verdict.status;
 }
@@ -273,7 +285,7 @@ function renderList() {
         'span',
         { className: 'meta' },
         badge(item.verdict.status),
-        el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
+        el('span', { className: 'score', text: spamScore(item.verdict) }),
         ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
         item.campaign > 1 ? el('span', { className: 'badge campaign', text: `×${item.campaign} identical` }) : undefined,
         el('span', { text: item.formId }),
@@ -384,7 +396,7 @@ function renderDetail(entry) {
   const { item, label, queued } = entry;
   const v = item.verdict;
   detail.append(
-    el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { text: `${Math.round(v.confidence * 100)}% confident` })),
+    el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { className: 'score', text: spamScore(v) })),
     el('p', { className: 'reasoning', text: visible(v.reasoning) }),
   );
   // A shadow model's verdict: the caller was answered by the active model; a disagreement is why the item is here.
@@ -396,7 +408,7 @@ function renderDetail(entry) {
         el('span', { text: disagrees(item) ? 'Models disagree. Shadow model says' : 'Shadow model agrees:' }),
         badge(item.shadow.status),
         el('span', {
-          text: `${Math.round(item.shadow.confidence * 100)}% confident (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})`,
+          text: `${spamScore(item.shadow)} (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})`,
         }),
       ),
     );
