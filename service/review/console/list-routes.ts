@@ -9,6 +9,7 @@ import { LabelConflictError } from '../store/labels.ts';
 import { MAX_BULK_ITEMS } from '../store/bulk.ts';
 import { messageOf } from '../text/message.ts';
 import type { ConsoleApi } from './console-api.ts';
+import { listView, pendingSummary } from './list-view.ts';
 
 const FORM = z.string().min(1).max(200);
 const listQuery = z.object({
@@ -62,21 +63,26 @@ export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
     async (request) => {
       const m = api.who(request);
       const q = request.query;
+      const range = {
+        formId: q.form,
+        status: q.status,
+        from: q.from === undefined ? undefined : Date.parse(q.from),
+        to: q.to === undefined ? undefined : Date.parse(q.to),
+      };
       const [page, counts, summary] = await Promise.all([
-        api.store.listing.list(m.accountId, {
-          formId: q.form,
-          status: q.status,
-          from: q.from === undefined ? undefined : Date.parse(q.from),
-          to: q.to === undefined ? undefined : Date.parse(q.to),
-          sort: q.sort,
-          search: q.q,
-          offset: q.offset,
-          limit: q.limit,
-        }),
+        listView(api.store, m.accountId, { ...range, sort: q.sort, search: q.q, offset: q.offset, limit: q.limit }),
         api.store.items.counts(m.accountId),
-        api.store.listing.counts(m.accountId),
+        pendingSummary(api.store, m.accountId, range),
       ]);
-      return { rows: page.entries.map(row), total: page.total, offset: q.offset, limit: q.limit, counts, summary };
+      return {
+        rows: page.entries.map(row),
+        total: page.total,
+        scanCapped: page.scanCapped,
+        offset: q.offset,
+        limit: q.limit,
+        counts,
+        summary,
+      };
     },
   );
 

@@ -20,7 +20,46 @@ const emptyScreen = () => ({
   selected: new Set(),
   anchor: 0,
 });
-const state = { ...emptyScreen(), busy: false, keepFieldsDays: 0 };
+const state = { ...emptyScreen(), busy: false, keepFieldsDays: 0, view: 'queue' };
+const SORTS = ['oldest', 'newest', 'confidence-high', 'confidence-low'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+// The address holds what is on screen (view, filters, search, page, open item): a reload keeps it, and a link to an
+// item opens it. Replaced, not pushed: moving through the list must not fill the browser's history.
+function writeUrl() {
+  const f = state.filter;
+  const q = new URLSearchParams();
+  if (state.view === 'dashboard') q.set('view', 'dashboard');
+  if (f.form) q.set('form', f.form);
+  if (f.status) q.set('status', f.status);
+  if (f.sort !== 'oldest') q.set('sort', f.sort);
+  if (f.from) q.set('from', f.from);
+  if (f.to) q.set('to', f.to);
+  if (f.q) q.set('q', f.q);
+  if (state.offset > 0) q.set('offset', String(state.offset));
+  if (state.current) q.set('item', state.current.submissionId);
+  const query = q.toString();
+  const url = `${location.pathname}${query ? `?${query}` : ''}`;
+  if (url !== location.pathname + location.search) history.replaceState(null, '', url);
+}
+
+// What the address asks for; anything malformed is left out rather than sent to the server.
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  const get = (name) => q.get(name) ?? '';
+  state.filter = {
+    form: get('form').slice(0, 200),
+    status: ['spam', 'legitimate'].includes(get('status')) ? get('status') : '',
+    sort: SORTS.includes(get('sort')) ? get('sort') : 'oldest',
+    from: DAY.test(get('from')) ? get('from') : '',
+    to: DAY.test(get('to')) ? get('to') : '',
+    q: get('q').slice(0, 300),
+  };
+  const offset = Number.parseInt(get('offset'), 10);
+  state.offset = Number.isFinite(offset) && offset > 0 ? offset - (offset % PAGE) : 0;
+  return { view: get('view') === 'dashboard' ? 'dashboard' : 'queue', item: UUID.test(get('item')) ? get('item') : undefined };
+}
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -106,22 +145,34 @@ async function start() {
     return;
   }
   $('sign-in').hidden = true;
-  $('console').hidden = false;
-  $('dashboard').hidden = true;
   $('views').hidden = false;
-  setView('queue');
   $('sign-out').hidden = false;
   state.keepFieldsDays = me.keepFieldsDays ?? 0;
   $('who').textContent = `${me.moderatorId} · ${me.accountId}`;
+  const wanted = readUrl();
   const select = $('filter-form');
   while (select.options.length > 1) select.remove(1);
   for (const form of me.forms) select.append(el('option', { value: form, text: form }));
+  // A form of the address this account does not have filters nothing: dropped, so the box and the list agree.
+  if (!me.forms.includes(state.filter.form)) state.filter.form = '';
   select.value = state.filter.form;
+  $('filter-status').value = state.filter.status;
+  $('sort').value = state.filter.sort;
+  $('from').value = state.filter.from;
+  $('to').value = state.filter.to;
+  $('search').value = state.filter.q;
   showCounts(me.counts);
+  setView(wanted.view);
   await load();
+  if (wanted.item !== undefined) {
+    const at = state.items.findIndex((x) => x.submissionId === wanted.item);
+    if (at >= 0) select(at);
+    else await show(wanted.item).catch((err) => toast(err.message));
+  }
   // Where the work starts: the keys act on the list, Tab goes on to the label buttons. (The sign-in form the focus
   // was in is hidden now; left alone, the focus would fall to the page and the first Tab skip the filters and list.)
-  $('list').focus();
+  const lookedUp = wanted.item !== undefined && state.current?.submissionId === wanted.item && !state.items.includes(state.current);
+  if (wanted.view === 'queue') (lookedUp ? $('detail') : $('list')).focus();
 }
 
 async function load(keepIndex = false) {
@@ -136,6 +187,7 @@ async function load(keepIndex = false) {
   const data = await call('GET', `/list?${q}`);
   state.items = data.rows;
   state.total = data.total;
+  state.scanCapped = data.scanCapped === true;
   if (!keepIndex) state.index = 0;
   state.index = Math.max(0, Math.min(state.index, state.items.length - 1));
   const onPage = new Set(state.items.map((x) => x.submissionId));
@@ -151,14 +203,16 @@ function showSummary(s) {
   const forms = Object.entries(s.byForm)
     .map(([form, n]) => `${visible(form)} ${n.toLocaleString()}`)
     .join(' · ');
+  const f = state.filter;
+  const days = f.from || f.to ? ` (${f.from || '…'} to ${f.to || '…'})` : '';
   $('summary').textContent =
-    `Pending by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
+    `Pending${days} by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
     (forms ? ` — by form: ${forms}` : '');
 }
 
 function showPage() {
   const n = state.items.length;
-  const what = state.filter.q ? 'found' : 'pending';
+  const what = state.filter.q ? (state.scanCapped ? 'found among the newest 1,000 hits' : 'found') : 'pending';
   $('page-info').textContent =
     n === 0
       ? `0 ${what}`
@@ -182,7 +236,7 @@ async function turnPage(step) {
 // A day typed as YYYY-MM-DD (empty: no bound); anything else is said, and the list stays as it is.
 function setDay(which, value) {
   const v = value.trim();
-  if (v !== '' && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(new Date(`${v}T00:00:00`).getTime()))) {
+  if (v !== '' && (!DAY.test(v) || Number.isNaN(new Date(`${v}T00:00:00`).getTime()))) {
     toast('Type a day as YYYY-MM-DD');
     return;
   }
@@ -337,7 +391,7 @@ function pickPage() {
 function showSelection() {
   const n = state.selected.size;
   $('selected-count').textContent = n === 0 ? 'None selected' : `${n} selected`;
-  $('clear-selection').disabled = n === 0;
+  $('clear-selection').hidden = n === 0;
   const page = $('select-page');
   page.checked = n > 0 && state.items.length > 0 && state.items.every((x) => state.selected.has(x.submissionId));
   const bar = $('target');
@@ -368,6 +422,7 @@ function select(i) {
     state.current = undefined;
     renderDetail(undefined);
     showSelection();
+    writeUrl();
     return;
   }
   state.index = Math.max(0, Math.min(i, state.items.length - 1));
@@ -384,6 +439,7 @@ function select(i) {
   state.seen = l ? (l.labelId ?? l.labelledAt) : null;
   renderDetail({ item: state.current, label: l ?? undefined, queued: state.current.queued, fieldsKept: true });
   showSelection();
+  writeUrl();
 }
 
 function renderDetail(entry) {
@@ -482,10 +538,8 @@ async function mark(label) {
       await load(true);
       select(at + 1);
     } else if (at >= 0) {
-      state.items.splice(at, 1);
-      state.total = Math.max(0, state.total - 1);
-      showPage();
-      renderList();
+      // The page refills from the server (the next item moves up into this place) and the counts above it are new.
+      await load(true);
       select(at);
     } else {
       // A looked-up item: stay on it with its new label, so the next key acts on what is on screen.
@@ -551,6 +605,7 @@ async function show(id) {
   $('list').removeAttribute('aria-activedescendant');
   renderDetail(entry);
   showSelection();
+  writeUrl();
   return entry;
 }
 
@@ -676,6 +731,8 @@ function pasteForm(submissionId) {
 }
 
 function setView(view) {
+  state.view = view;
+  writeUrl();
   const dash = view === 'dashboard';
   $('console').hidden = dash;
   $('dashboard').hidden = !dash;
@@ -747,6 +804,8 @@ document.addEventListener('DOMContentLoaded', () => {
     try {
       await call('POST', '/sign-out', {});
     } finally {
+      // The next person at this screen starts from the plain console, not from this session's filters or item.
+      history.replaceState(null, '', location.pathname);
       showSignIn();
     }
   });
