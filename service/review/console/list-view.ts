@@ -51,7 +51,7 @@ export async function pendingSummary(
   store: ReviewStore,
   accountId: string,
   q: { formId?: string | undefined; status?: Label | undefined; from?: number | undefined; to?: number | undefined },
-): Promise<{ byStatus: Record<Label, number>; byForm: Record<string, number> }> {
+): Promise<{ pending: number; byStatus: Record<Label, number>; byForm: Record<string, number> }> {
   const k = store.keys.forAccount(accountId);
   const forms = q.formId === undefined ? await store.items.forms(accountId) : [q.formId];
   const min = q.from === undefined ? '-inf' : String(q.from);
@@ -65,5 +65,8 @@ export async function pendingSummary(
   });
   const byForm: Record<string, number> = {};
   forms.forEach((formId, i) => (byForm[formId] = r[2 + i] ?? 0));
-  return { byStatus: { spam: r[0] ?? 0, legitimate: r[1] ?? 0 }, byForm };
+  const byStatus = { spam: r[0] ?? 0, legitimate: r[1] ?? 0 };
+  // Within the filters: the verdict filter picks one of the two.
+  const pending = q.status === undefined ? byStatus.spam + byStatus.legitimate : byStatus[q.status];
+  return { pending, byStatus, byForm };
 }
