@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { repoRoot } from '../../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
@@ -16,6 +16,7 @@ import type { ReviewPolicy } from '../intake/policy.ts';
 import type { ConsoleApi } from './console-api.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { listRoutes, row } from './list-routes.ts';
+import { historyRoutes } from './history-routes.ts';
 
 // Says how to turn the console on, not only that it is off.
 const NO_MODERATORS =
@@ -48,6 +49,7 @@ const ASSETS = {
   'app.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
+  'history.js': 'text/javascript; charset=utf-8',
 } as const;
 
 class HttpError extends Error {
@@ -107,6 +109,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     app.get('/app.css', { schema: { hide: true } }, asset('app.css'));
     app.get('/dashboard.js', { schema: { hide: true } }, asset('dashboard.js'));
     app.get('/favicon.svg', { schema: { hide: true } }, asset('favicon.svg'));
+    app.get('/history.js', { schema: { hide: true } }, asset('history.js'));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.
@@ -133,6 +136,8 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     };
 
     app.setValidatorCompiler(validatorCompiler);
+    // Answers with a response schema are checked against it: the OpenAPI describes what the page reads.
+    app.setSerializerCompiler(serializerCompiler);
     const api = app.withTypeProvider<ZodTypeProvider>();
     const { signIn, signOut, me, list, item, label, undo } = reviewSchemas;
     api.post(
@@ -187,6 +192,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       now: opts.now ?? Date.now,
     };
     listRoutes(app, consoleApi);
+    historyRoutes(app, consoleApi);
     await dashboardRoutes(app, consoleApi, opts.retentionDays);
 
     api.get('/api/items', { ...list, config: { invalid: list.invalid }, preValidation: authenticated }, async (request) => {

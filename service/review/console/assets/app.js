@@ -30,7 +30,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 function writeUrl() {
   const f = state.filter;
   const q = new URLSearchParams();
-  if (state.view === 'dashboard') q.set('view', 'dashboard');
+  if (state.view !== 'queue') q.set('view', state.view);
   if (f.form) q.set('form', f.form);
   if (f.status) q.set('status', f.status);
   if (f.sort !== 'oldest') q.set('sort', f.sort);
@@ -58,7 +58,10 @@ function readUrl() {
   };
   const offset = Number.parseInt(get('offset'), 10);
   state.offset = Number.isFinite(offset) && offset > 0 ? offset - (offset % PAGE) : 0;
-  return { view: get('view') === 'dashboard' ? 'dashboard' : 'queue', item: UUID.test(get('item')) ? get('item') : undefined };
+  return {
+    view: ['dashboard', 'history'].includes(get('view')) ? get('view') : 'queue',
+    item: UUID.test(get('item')) ? get('item') : undefined,
+  };
 }
 const $ = (id) => document.getElementById(id);
 
@@ -115,7 +118,9 @@ function showSignIn() {
   $('confirm-go').hidden = true;
   showSelection();
   if (window.Dashboard) window.Dashboard.reset();
+  if (window.LabelHistory) window.LabelHistory.reset();
   $('dashboard').hidden = true;
+  $('history').hidden = true;
   $('views').hidden = true;
   const forms = $('filter-form');
   while (forms.options.length > 1) forms.remove(1);
@@ -730,15 +735,20 @@ function pasteForm(submissionId) {
   return el('div', { className: 'paste' }, area, el('p', { className: 'paste-actions' }, spam, ' ', legit));
 }
 
+const VIEWS = { queue: 'console', dashboard: 'dashboard', history: 'history' };
+
 function setView(view) {
+  const before = state.view;
   state.view = view;
   writeUrl();
-  const dash = view === 'dashboard';
-  $('console').hidden = dash;
-  $('dashboard').hidden = !dash;
-  $('view-queue').setAttribute('aria-pressed', dash ? 'false' : 'true');
-  $('view-dashboard').setAttribute('aria-pressed', dash ? 'true' : 'false');
-  if (dash && window.Dashboard) void window.Dashboard.show(call, toast);
+  for (const [name, main] of Object.entries(VIEWS)) {
+    $(main).hidden = name !== view;
+    $(`view-${name}`).setAttribute('aria-pressed', name === view ? 'true' : 'false');
+  }
+  if (view === 'dashboard' && window.Dashboard) void window.Dashboard.show(call, toast);
+  if (view === 'history' && window.LabelHistory) void window.LabelHistory.show({ call, toast, onChange: showCounts });
+  // Back from the history (where labels may have been undone): the list is read again.
+  if (view === 'queue' && before !== 'queue') void load(true).catch((err) => toast(err.message));
 }
 
 function onKey(event) {
@@ -829,6 +839,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('confirm-go').addEventListener('click', () => void confirmAll());
   $('view-queue').addEventListener('click', () => setView('queue'));
   $('view-dashboard').addEventListener('click', () => setView('dashboard'));
+  $('view-history').addEventListener('click', () => setView('history'));
   $('filters').addEventListener('submit', (e) => {
     e.preventDefault();
     void lookup();

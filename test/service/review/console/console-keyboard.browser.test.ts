@@ -101,6 +101,7 @@ describe('the console by keyboard only', () => {
           'body',
           'view-queue',
           'view-dashboard',
+          'view-history',
           'sign-out',
           'filter-form',
           'filter-status',

@@ -34,6 +34,8 @@ describe('the OpenAPI document with the review console on', () => {
         '/review/api/bulk/confirm',
         '/review/api/items/{id}/report',
         '/review/api/dashboard',
+        '/review/api/history',
+        '/review/api/items/{id}/unlabel',
         '/v1/verify',
       ].sort(),
     );
@@ -54,5 +56,12 @@ describe('the OpenAPI document with the review console on', () => {
     expect(doc.paths['/review/api/bulk/label']?.post?.requestBody?.content['application/json']?.schema).toMatchObject({
       required: ['ids', 'label'],
     });
+    // What the history page reads is described: its rows and how each label was given.
+    const history = doc.paths['/review/api/history']?.get as unknown as {
+      responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+    };
+    const answer = history.responses['200']?.content['application/json']?.schema;
+    expect(Object.keys(answer?.properties ?? {}).sort()).toEqual(['moderators', 'rows', 'scanCapped', 'total']);
+    expect(JSON.stringify(answer)).toContain('"single","bulk","reported"');
   });
 });
