@@ -49,7 +49,6 @@ export function historyRoutes(app: FastifyInstance, api: ConsoleApi): void {
   r.get(
     '/api/history',
     {
-      preValidation: api.authenticated,
       config: { invalid: 'Bad request: invalid history filter' },
       schema: {
         tags,
@@ -67,7 +66,6 @@ export function historyRoutes(app: FastifyInstance, api: ConsoleApi): void {
   r.post(
     '/api/items/:id/unlabel',
     {
-      preValidation: api.authenticated,
       bodyLimit: 1024,
       config: { invalid: 'Bad request: send {"seen": "<labelId>"} for a submissionId' },
       schema: {

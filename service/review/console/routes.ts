@@ -68,6 +68,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The console's message for a request its route schema refuses. */
     invalid?: string;
+    /** Served without a session (the page, its assets, sign-in and sign-out); every other console route needs one. */
+    public?: boolean;
   }
 }
 
@@ -103,13 +105,14 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
       return reply.type(ASSETS[name]).send(assets.get(name));
     };
-    // The page and its assets are not part of the API: kept out of the OpenAPI document.
-    app.get('/', { schema: { hide: true } }, asset('index.html'));
-    app.get('/app.js', { schema: { hide: true } }, asset('app.js'));
-    app.get('/app.css', { schema: { hide: true } }, asset('app.css'));
-    app.get('/dashboard.js', { schema: { hide: true } }, asset('dashboard.js'));
-    app.get('/favicon.svg', { schema: { hide: true } }, asset('favicon.svg'));
-    app.get('/history.js', { schema: { hide: true } }, asset('history.js'));
+    // The page and its assets are not part of the API: kept out of the OpenAPI document, and served signed out.
+    const PUBLIC_ASSET = { schema: { hide: true }, config: { public: true } };
+    app.get('/', PUBLIC_ASSET, asset('index.html'));
+    app.get('/app.js', PUBLIC_ASSET, asset('app.js'));
+    app.get('/app.css', PUBLIC_ASSET, asset('app.css'));
+    app.get('/dashboard.js', PUBLIC_ASSET, asset('dashboard.js'));
+    app.get('/favicon.svg', PUBLIC_ASSET, asset('favicon.svg'));
+    app.get('/history.js', PUBLIC_ASSET, asset('history.js'));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.
@@ -126,6 +129,13 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       if (record === undefined || !stillModerator(opts.moderators, record)) throw new HttpError(401, 'Not signed in');
       request.moderator = { accountId: record.accountId, moderatorId: record.moderatorId };
     };
+    // The one authentication hook: every console route needs a session unless it says it is public. The session is
+    // checked before the request is validated, so a signed-out caller learns nothing of the API's shape; the router's
+    // own 404s stay 404s.
+    app.addHook('preValidation', async (request) => {
+      if (request.is404 || request.routeOptions.config.public === true) return;
+      await authenticated(request);
+    });
     const who = (request: FastifyRequest): Moderator => {
       if (request.moderator === undefined) throw new HttpError(401, 'Not signed in');
       return request.moderator;
@@ -139,10 +149,10 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     // Answers with a response schema are checked against it: the OpenAPI describes what the page reads.
     app.setSerializerCompiler(serializerCompiler);
     const api = app.withTypeProvider<ZodTypeProvider>();
-    const { signIn, signOut, me, list, item, label, undo } = reviewSchemas;
+    const { signIn, signOut, me, item, label, undo } = reviewSchemas;
     api.post(
       '/api/session',
-      { ...signIn, config: { invalid: signIn.invalid }, bodyLimit: 4096, preValidation: signInOpen },
+      { ...signIn, config: { invalid: signIn.invalid, public: true }, bodyLimit: 4096, preValidation: signInOpen },
       async (request, reply) => {
         // The token is checked before the address's failures: a right token always signs in, so one person's typos
         // (or a guesser) behind a shared address (an office NAT, a proxy without TRUST_PROXY) lock nobody else out.
@@ -170,13 +180,13 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       },
     );
 
-    app.post('/api/sign-out', signOut, async (request, reply) => {
+    app.post('/api/sign-out', { ...signOut, config: { public: true } }, async (request, reply) => {
       await opts.sessions.destroy(request.cookies[SESSION_COOKIE]);
       reply.clearCookie(SESSION_COOKIE, { path: '/review' });
       return { signedOut: true };
     });
 
-    app.get('/api/me', { ...me, preValidation: authenticated }, async (request) => {
+    app.get('/api/me', me, async (request) => {
       const m = who(request);
       const [counts, forms] = await Promise.all([opts.store.items.counts(m.accountId), opts.store.items.forms(m.accountId)]);
       return { ...m, counts, forms, keepFieldsDays: opts.keepFieldsDays };
@@ -184,7 +194,6 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
 
     const consoleApi: ConsoleApi = {
       store: opts.store,
-      authenticated,
       who,
       policyFor: opts.policyFor,
       keepFieldsDays: opts.keepFieldsDays,
@@ -195,18 +204,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     historyRoutes(app, consoleApi);
     await dashboardRoutes(app, consoleApi, opts.retentionDays);
 
-    api.get('/api/items', { ...list, config: { invalid: list.invalid }, preValidation: authenticated }, async (request) => {
-      const m = who(request);
-      const q = request.query;
-      const filter = { formId: q.form, status: q.status };
-      const [items, counts] = await Promise.all([
-        opts.store.items.listPending(m.accountId, filter, q.offset, q.limit),
-        opts.store.items.counts(m.accountId, filter),
-      ]);
-      return { items, counts };
-    });
-
-    api.get('/api/items/:id', { ...item, config: { invalid: item.invalid }, preValidation: authenticated }, async (request) => {
+    api.get('/api/items/:id', { ...item, config: { invalid: item.invalid } }, async (request) => {
       const m = who(request);
       const entry = await opts.store.items.get(m.accountId, request.params.id);
       if (entry === undefined) throw new HttpError(404, 'No such submission for this account (or it is past retention)');
@@ -214,54 +212,48 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       return { ...entry, message, email, keepFieldsDays: opts.keepFieldsDays };
     });
 
-    api.post(
-      '/api/items/:id/label',
-      { ...label, config: { invalid: label.invalid }, preValidation: authenticated, bodyLimit: 4096 },
-      async (request, reply) => {
-        const m = who(request);
-        const { id } = request.params;
-        const body = request.body;
-        let record;
-        try {
-          record = await opts.store.labels.label(
-            m.accountId,
-            id,
-            body.label,
-            m.moderatorId,
-            body.expected === undefined ? {} : { expected: body.expected },
-          );
-        } catch (err) {
-          if (!(err instanceof LabelConflictError)) throw err;
-          // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
-          const now = err.current;
-          return reply.code(409).send({
-            error:
-              now === undefined
-                ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
-                : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
-            label:
-              now === undefined
-                ? null
-                : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
-          });
-        }
-        if (record === undefined) {
-          throw new HttpError(
-            404,
-            'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)',
-          );
-        }
-        request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
-        return {
-          label: record.label,
-          labelId: record.labelId,
-          labelledAt: record.labelledAt,
-          counts: await opts.store.items.counts(m.accountId),
-        };
-      },
-    );
+    api.post('/api/items/:id/label', { ...label, config: { invalid: label.invalid }, bodyLimit: 4096 }, async (request, reply) => {
+      const m = who(request);
+      const { id } = request.params;
+      const body = request.body;
+      let record;
+      try {
+        record = await opts.store.labels.label(
+          m.accountId,
+          id,
+          body.label,
+          m.moderatorId,
+          body.expected === undefined ? {} : { expected: body.expected },
+        );
+      } catch (err) {
+        if (!(err instanceof LabelConflictError)) throw err;
+        // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
+        const now = err.current;
+        return reply.code(409).send({
+          error:
+            now === undefined
+              ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
+              : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
+          label:
+            now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
+        });
+      }
+      if (record === undefined) {
+        throw new HttpError(
+          404,
+          'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)',
+        );
+      }
+      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
+      return {
+        label: record.label,
+        labelId: record.labelId,
+        labelledAt: record.labelledAt,
+        counts: await opts.store.items.counts(m.accountId),
+      };
+    });
 
-    app.post('/api/undo', { ...undo, preValidation: authenticated, bodyLimit: 1024 }, async (request) => {
+    app.post('/api/undo', { ...undo, bodyLimit: 1024 }, async (request) => {
       const m = who(request);
       const result = await opts.store.labels.undo(m.accountId, m.moderatorId);
       if (result.kind === 'undone')

@@ -57,3 +57,26 @@ describe('the console headers on every answer under /review', () => {
     expect(icon.headers['content-type']).toBe('image/svg+xml');
   });
 });
+
+describe('the one authentication hook', () => {
+  it('answers 401 to every console API route in the OpenAPI document without a session, sign-in and sign-out aside', async () => {
+    const doc = f.app.swagger() as unknown as { paths: Record<string, Record<string, unknown>> };
+    const id = '00000000-0000-4000-8000-000000000000';
+    const checked: string[] = [];
+    for (const [route, methods] of Object.entries(doc.paths)) {
+      if (!route.startsWith('/review/api/') || route === '/review/api/session' || route === '/review/api/sign-out') continue;
+      for (const method of Object.keys(methods)) {
+        const url = route.replace('{id}', id);
+        const res = await f.app.inject({
+          method: method.toUpperCase() as 'GET' | 'POST',
+          url,
+          headers: JSON_HEADERS,
+          ...(method === 'get' ? {} : { payload: {} }),
+        });
+        expect(res.statusCode, `${method} ${url}`).toBe(401);
+        checked.push(`${method} ${route}`);
+      }
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(12);
+  });
+});
