@@ -543,9 +543,17 @@ async function mark(label) {
       await load(true);
       select(at + 1);
     } else if (at >= 0) {
-      // The page refills from the server (the next item moves up into this place) and the counts above it are new.
-      await load(true);
+      // The next item moves up at once; then the page refills from the server (and the counts above it are new),
+      // keeping whichever item is on screen by then.
+      state.items.splice(at, 1);
+      state.total = Math.max(0, state.total - 1);
+      showPage();
+      renderList();
       select(at);
+      const keep = state.current?.submissionId;
+      await load(true);
+      const again = state.items.findIndex((x) => x.submissionId === keep);
+      if (again >= 0) select(again);
     } else {
       // A looked-up item: stay on it with its new label, so the next key acts on what is on screen.
       await show(item.submissionId);

@@ -57,6 +57,8 @@ describe('the history in Chromium', () => {
       await page.locator(`#history-table tr[data-id="${jobs[0]!.submissionId}"] button.undo-label`).click();
       await page.locator('#toast', { hasText: 'Label undone: the item is pending again' }).waitFor();
       expect(await f.review.store.labels.getLabel('acme', jobs[0]!.submissionId)).toBeUndefined();
+      // The next export is told to take back its line, as for an undo with u.
+      expect((await f.review.store.exports.withdrawals('acme')).map((w) => w.entry?.submissionId)).toEqual([jobs[0]!.submissionId]);
       expect(await f.review.store.labels.getLabel('acme', jobs[1]!.submissionId)).toMatchObject({ label: 'spam', moderatorId: 'bob' });
       await until(async () => (await rows.count()) === 2, 'the undone label gone from the history');
       expect(await page.locator('#counts').textContent()).toBe('2 pending · 2 labelled');
