@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 export const labelSchema = z.enum(['spam', 'legitimate']);
 export type Label = z.infer<typeof labelSchema>;
+export const labelHowSchema = z.enum(['single', 'bulk', 'reported']);
+export type LabelHow = z.infer<typeof labelHowSchema>;
 
 /** One moderator decision, kept in Redis until exported (and at most until the item's retention ends). */
 export const labelRecordSchema = z.object({
@@ -24,6 +26,11 @@ export const labelRecordSchema = z.object({
   modelStatus: labelSchema,
   modelConfidence: z.number().min(0).max(1),
   modelVersion: z.string(),
+  /**
+   * How the item came to be labelled: one by one (`single`), in a bulk action or confirm-all (`bulk`), or as a miss
+   * the model let through that a moderator reported (`reported`). Absent from labels given before this was recorded.
+   */
+  how: labelHowSchema.optional(),
 });
 export type LabelRecord = z.infer<typeof labelRecordSchema>;
 
@@ -42,6 +49,7 @@ export const exportedLabelSchema = labelRecordSchema.pick({
   moderatorId: true,
   modelStatus: true,
   modelConfidence: true,
+  how: true,
 });
 export type ExportedLabel = z.infer<typeof exportedLabelSchema>;
 

@@ -6,7 +6,6 @@ import type { Moderator } from './auth.ts';
 /** What the console's route files share: the store, the signed-in moderator, and the account's review settings. */
 export interface ConsoleApi {
   readonly store: ReviewStore;
-  readonly authenticated: (request: FastifyRequest) => Promise<void>;
   readonly who: (request: FastifyRequest) => Moderator;
   /** The account's review band and sample rate (the tenants file's, else the service's). */
   readonly policyFor: (accountId: string) => ReviewPolicy;

@@ -3,12 +3,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { labelSchema } from '../../../core/labels/records.ts';
 import { capFields } from '../intake/fields.ts';
-import type { ReviewJob } from '../intake/job-schema.ts';
+import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import type { ListEntry } from '../store/listing.ts';
 import { LabelConflictError } from '../store/labels.ts';
 import { MAX_BULK_ITEMS } from '../store/bulk.ts';
 import { messageOf } from '../text/message.ts';
 import type { ConsoleApi } from './console-api.ts';
+import { listView, pendingSummary } from './list-view.ts';
 
 const FORM = z.string().min(1).max(200);
 const listQuery = z.object({
@@ -31,6 +32,28 @@ const reportBody = z.object({
   fields: z.record(z.string().max(256), z.unknown()).refine((f) => Object.keys(f).length > 0, 'no fields'),
 });
 const tags = ['review console'];
+const count = z.number().int();
+/** One list row, as the page reads it: the stored item, what the row shows first, and its label. */
+const rowSchema = reviewJobSchema.extend({
+  message: z.string().describe('the field the row shows: the message, else the longest text'),
+  email: z.string().nullable().describe("the sender's e-mail when a field holds one"),
+  queued: z.boolean().describe('false for a submission that was not queued, whose fields were kept for reporting a miss'),
+  campaign: count.describe('how many identical submissions this row stands for, itself included'),
+  label: z.object({ label: labelSchema, moderatorId: z.string(), labelledAt: z.string(), labelId: z.string().nullable() }).nullable(),
+});
+const listAnswer = z.object({
+  rows: z.array(rowSchema),
+  total: count,
+  scanCapped: z.boolean().describe('a search with Form or Verdict filters read only the newest 1,000 hits'),
+  offset: count,
+  limit: count,
+  counts: z.object({ pending: count, labelled: count }),
+  summary: z.object({
+    pending: count,
+    byStatus: z.object({ spam: count, legitimate: count }),
+    byForm: z.record(z.string(), count),
+  }),
+});
 
 /** A list row: the item as stored, with what the row shows first (the message, the sender's address). */
 export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['label']; queued: boolean; campaign?: number }) {
@@ -49,41 +72,47 @@ export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['lab
 /** The moderators' day: lists with search, date range, sort and counts; bulk labels; reporting misses. */
 export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  // The session is checked before the request is validated: a signed-out caller learns nothing of the API's shape.
-  const auth = { preValidation: api.authenticated };
 
   r.get(
     '/api/list',
     {
-      ...auth,
       config: { invalid: 'Bad request: invalid list filter' },
-      schema: { tags, summary: 'Items found by filters, date range, sort and search, paged, with counts', querystring: listQuery },
+      schema: {
+        tags,
+        summary: 'Items found by filters, date range, sort and search, paged, with counts',
+        querystring: listQuery,
+        response: { 200: listAnswer },
+      },
     },
     async (request) => {
       const m = api.who(request);
       const q = request.query;
+      const range = {
+        formId: q.form,
+        status: q.status,
+        from: q.from === undefined ? undefined : Date.parse(q.from),
+        to: q.to === undefined ? undefined : Date.parse(q.to),
+      };
       const [page, counts, summary] = await Promise.all([
-        api.store.listing.list(m.accountId, {
-          formId: q.form,
-          status: q.status,
-          from: q.from === undefined ? undefined : Date.parse(q.from),
-          to: q.to === undefined ? undefined : Date.parse(q.to),
-          sort: q.sort,
-          search: q.q,
-          offset: q.offset,
-          limit: q.limit,
-        }),
+        listView(api.store, m.accountId, { ...range, sort: q.sort, search: q.q, offset: q.offset, limit: q.limit }),
         api.store.items.counts(m.accountId),
-        api.store.listing.counts(m.accountId),
+        pendingSummary(api.store, m.accountId, range),
       ]);
-      return { rows: page.entries.map(row), total: page.total, offset: q.offset, limit: q.limit, counts, summary };
+      return {
+        rows: page.entries.map(row),
+        total: page.total,
+        scanCapped: page.scanCapped,
+        offset: q.offset,
+        limit: q.limit,
+        counts,
+        summary,
+      };
     },
   );
 
   r.post(
     '/api/bulk/label',
     {
-      ...auth,
       bodyLimit: 256 * 1024,
       config: { invalid: 'Bad request: send {"ids": [submissionIds], "label": "spam" | "legitimate"}' },
       schema: { tags, summary: 'Label many pending items in one action (one undo)', body: bulkBody },
@@ -99,7 +128,6 @@ export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
   r.get(
     '/api/bulk/confirm',
     {
-      ...auth,
       config: { invalid: 'Bad request: min is a confidence from 0 to 1' },
       schema: { tags, summary: 'How many pending spam verdicts at or above a confidence a confirm-all takes', querystring: confirmQuery },
     },
@@ -112,7 +140,6 @@ export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
   r.post(
     '/api/bulk/confirm',
     {
-      ...auth,
       bodyLimit: 4096,
       config: { invalid: 'Bad request: send {"min": <confidence 0..1>, "form"?: "<formId>"}' },
       schema: { tags, summary: 'Label spam every pending spam verdict at or above a confidence (one undo)', body: confirmBody },
@@ -129,7 +156,6 @@ export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
   r.post(
     '/api/items/:id/report',
     {
-      ...auth,
       bodyLimit: 256 * 1024,
       config: { invalid: 'Bad request: send {"label": "spam" | "legitimate", "fields": {…}} for a submissionId' },
       schema: { tags, summary: 'Report a miss whose fields were not kept, with its pasted fields', params: idParams, body: reportBody },

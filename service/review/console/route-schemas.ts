@@ -13,12 +13,6 @@ export const labelBody = z.object({
    */
   expected: z.union([labelRecordSchema.shape.labelId.unwrap(), labelRecordSchema.shape.labelledAt]).nullable().optional(),
 });
-export const listQuery = z.object({
-  form: z.string().min(1).max(200).optional(),
-  status: labelSchema.optional(),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
 export const idParams = z.object({ id: z.uuid() });
 
 const tags = ['review console'];
@@ -28,7 +22,6 @@ export const reviewSchemas = {
   signIn: { schema: { tags, summary: 'Sign in with a moderator token', body: signInBody }, invalid: 'Send {"token": "<moderator token>"}' },
   signOut: { schema: { tags, summary: 'End this session' } },
   me: { schema: { tags, summary: 'The signed-in moderator, their counts and forms' } },
-  list: { schema: { tags, summary: 'Pending items, oldest first', querystring: listQuery }, invalid: 'Invalid filter' },
   item: { schema: { tags, summary: 'One submission of this account', params: idParams }, invalid: 'A submissionId is a UUID' },
   label: {
     schema: { tags, summary: 'Label (or relabel) a submission', params: idParams, body: labelBody },

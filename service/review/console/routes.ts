@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { repoRoot } from '../../config/env.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
@@ -16,6 +16,7 @@ import type { ReviewPolicy } from '../intake/policy.ts';
 import type { ConsoleApi } from './console-api.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { listRoutes, row } from './list-routes.ts';
+import { historyRoutes } from './history-routes.ts';
 
 // Says how to turn the console on, not only that it is off.
 const NO_MODERATORS =
@@ -47,6 +48,8 @@ const ASSETS = {
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+  'history.js': 'text/javascript; charset=utf-8',
 } as const;
 
 class HttpError extends Error {
@@ -65,6 +68,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The console's message for a request its route schema refuses. */
     invalid?: string;
+    /** Served without a session (the page, its assets, sign-in and sign-out); every other console route needs one. */
+    public?: boolean;
   }
 }
 
@@ -80,6 +85,8 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       reply.headers(CONSOLE_HEADERS);
       return payload;
     });
+    // The router's own 404s under /review go through the console's hooks too, so they carry its headers.
+    app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: 'Not found' }));
 
     app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
       if ((err as { validation?: unknown }).validation !== undefined)
@@ -98,11 +105,14 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
       return reply.type(ASSETS[name]).send(assets.get(name));
     };
-    // The page and its assets are not part of the API: kept out of the OpenAPI document.
-    app.get('/', { schema: { hide: true } }, asset('index.html'));
-    app.get('/app.js', { schema: { hide: true } }, asset('app.js'));
-    app.get('/app.css', { schema: { hide: true } }, asset('app.css'));
-    app.get('/dashboard.js', { schema: { hide: true } }, asset('dashboard.js'));
+    // The page and its assets are not part of the API: kept out of the OpenAPI document, and served signed out.
+    const PUBLIC_ASSET = { schema: { hide: true }, config: { public: true } };
+    app.get('/', PUBLIC_ASSET, asset('index.html'));
+    app.get('/app.js', PUBLIC_ASSET, asset('app.js'));
+    app.get('/app.css', PUBLIC_ASSET, asset('app.css'));
+    app.get('/dashboard.js', PUBLIC_ASSET, asset('dashboard.js'));
+    app.get('/favicon.svg', PUBLIC_ASSET, asset('favicon.svg'));
+    app.get('/history.js', PUBLIC_ASSET, asset('history.js'));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.
@@ -119,27 +129,42 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       if (record === undefined || !stillModerator(opts.moderators, record)) throw new HttpError(401, 'Not signed in');
       request.moderator = { accountId: record.accountId, moderatorId: record.moderatorId };
     };
+    // The one authentication hook: every console route needs a session unless it says it is public. The session is
+    // checked before the request is validated, so a signed-out caller learns nothing of the API's shape; the router's
+    // own 404s stay 404s.
+    app.addHook('preValidation', async (request) => {
+      if (request.is404 || request.routeOptions.config.public === true) return;
+      await authenticated(request);
+    });
     const who = (request: FastifyRequest): Moderator => {
       if (request.moderator === undefined) throw new HttpError(401, 'Not signed in');
       return request.moderator;
     };
 
-    const signInOpen = async (request: FastifyRequest) => {
+    const signInOpen = async () => {
       if (!hasModerators(opts.moderators)) throw new HttpError(404, NO_MODERATORS);
-      if (guard.blocked(request.ip)) throw new HttpError(429, 'Too many failed sign-ins; wait a few minutes.');
     };
 
     app.setValidatorCompiler(validatorCompiler);
+    // Answers with a response schema are checked against it: the OpenAPI describes what the page reads.
+    app.setSerializerCompiler(serializerCompiler);
     const api = app.withTypeProvider<ZodTypeProvider>();
-    const { signIn, signOut, me, list, item, label, undo } = reviewSchemas;
+    const { signIn, signOut, me, item, label, undo } = reviewSchemas;
     api.post(
       '/api/session',
-      { ...signIn, config: { invalid: signIn.invalid }, bodyLimit: 4096, preValidation: signInOpen },
+      { ...signIn, config: { invalid: signIn.invalid, public: true }, bodyLimit: 4096, preValidation: signInOpen },
       async (request, reply) => {
+        // The token is checked before the address's failures: a right token always signs in, so one person's typos
+        // (or a guesser) behind a shared address (an office NAT, a proxy without TRUST_PROXY) lock nobody else out.
         const moderator = findModerator(opts.moderators, request.body.token);
         if (moderator === undefined) {
+          if (guard.blocked(request.ip)) {
+            reply.header('retry-after', String(guard.retryAfterSeconds(request.ip)));
+            throw new HttpError(429, 'Too many failed sign-ins from this address; wait a few minutes. A valid token still signs in.');
+          }
           guard.fail(request.ip);
           request.log.info({ ip: request.ip }, 'review: failed sign-in');
+          if (guard.blocked(request.ip)) request.log.warn({ ip: request.ip }, 'review: too many failed sign-ins from one address');
           throw new HttpError(401, 'Unknown token');
         }
         const id = await opts.sessions.create(moderator);
@@ -155,13 +180,13 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       },
     );
 
-    app.post('/api/sign-out', signOut, async (request, reply) => {
+    app.post('/api/sign-out', { ...signOut, config: { public: true } }, async (request, reply) => {
       await opts.sessions.destroy(request.cookies[SESSION_COOKIE]);
       reply.clearCookie(SESSION_COOKIE, { path: '/review' });
       return { signedOut: true };
     });
 
-    app.get('/api/me', { ...me, preValidation: authenticated }, async (request) => {
+    app.get('/api/me', me, async (request) => {
       const m = who(request);
       const [counts, forms] = await Promise.all([opts.store.items.counts(m.accountId), opts.store.items.forms(m.accountId)]);
       return { ...m, counts, forms, keepFieldsDays: opts.keepFieldsDays };
@@ -169,7 +194,6 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
 
     const consoleApi: ConsoleApi = {
       store: opts.store,
-      authenticated,
       who,
       policyFor: opts.policyFor,
       keepFieldsDays: opts.keepFieldsDays,
@@ -177,20 +201,10 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       now: opts.now ?? Date.now,
     };
     listRoutes(app, consoleApi);
+    historyRoutes(app, consoleApi);
     await dashboardRoutes(app, consoleApi, opts.retentionDays);
 
-    api.get('/api/items', { ...list, config: { invalid: list.invalid }, preValidation: authenticated }, async (request) => {
-      const m = who(request);
-      const q = request.query;
-      const filter = { formId: q.form, status: q.status };
-      const [items, counts] = await Promise.all([
-        opts.store.items.listPending(m.accountId, filter, q.offset, q.limit),
-        opts.store.items.counts(m.accountId, filter),
-      ]);
-      return { items, counts };
-    });
-
-    api.get('/api/items/:id', { ...item, config: { invalid: item.invalid }, preValidation: authenticated }, async (request) => {
+    api.get('/api/items/:id', { ...item, config: { invalid: item.invalid } }, async (request) => {
       const m = who(request);
       const entry = await opts.store.items.get(m.accountId, request.params.id);
       if (entry === undefined) throw new HttpError(404, 'No such submission for this account (or it is past retention)');
@@ -198,54 +212,48 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       return { ...entry, message, email, keepFieldsDays: opts.keepFieldsDays };
     });
 
-    api.post(
-      '/api/items/:id/label',
-      { ...label, config: { invalid: label.invalid }, preValidation: authenticated, bodyLimit: 4096 },
-      async (request, reply) => {
-        const m = who(request);
-        const { id } = request.params;
-        const body = request.body;
-        let record;
-        try {
-          record = await opts.store.labels.label(
-            m.accountId,
-            id,
-            body.label,
-            m.moderatorId,
-            body.expected === undefined ? {} : { expected: body.expected },
-          );
-        } catch (err) {
-          if (!(err instanceof LabelConflictError)) throw err;
-          // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
-          const now = err.current;
-          return reply.code(409).send({
-            error:
-              now === undefined
-                ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
-                : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
-            label:
-              now === undefined
-                ? null
-                : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
-          });
-        }
-        if (record === undefined) {
-          throw new HttpError(
-            404,
-            'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)',
-          );
-        }
-        request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
-        return {
-          label: record.label,
-          labelId: record.labelId,
-          labelledAt: record.labelledAt,
-          counts: await opts.store.items.counts(m.accountId),
-        };
-      },
-    );
+    api.post('/api/items/:id/label', { ...label, config: { invalid: label.invalid }, bodyLimit: 4096 }, async (request, reply) => {
+      const m = who(request);
+      const { id } = request.params;
+      const body = request.body;
+      let record;
+      try {
+        record = await opts.store.labels.label(
+          m.accountId,
+          id,
+          body.label,
+          m.moderatorId,
+          body.expected === undefined ? {} : { expected: body.expected },
+        );
+      } catch (err) {
+        if (!(err instanceof LabelConflictError)) throw err;
+        // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
+        const now = err.current;
+        return reply.code(409).send({
+          error:
+            now === undefined
+              ? 'Not labelled: the label you saw was taken back meanwhile, and the item is unlabelled now. Label it again if you mean it.'
+              : `Not labelled: ${now.moderatorId} labelled it ${now.label} meanwhile. Label it again if you mean to replace that label.`,
+          label:
+            now === undefined ? null : { label: now.label, moderatorId: now.moderatorId, labelledAt: now.labelledAt, labelId: now.labelId },
+        });
+      }
+      if (record === undefined) {
+        throw new HttpError(
+          404,
+          'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)',
+        );
+      }
+      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
+      return {
+        label: record.label,
+        labelId: record.labelId,
+        labelledAt: record.labelledAt,
+        counts: await opts.store.items.counts(m.accountId),
+      };
+    });
 
-    app.post('/api/undo', { ...undo, preValidation: authenticated, bodyLimit: 1024 }, async (request) => {
+    app.post('/api/undo', { ...undo, bodyLimit: 1024 }, async (request) => {
       const m = who(request);
       const result = await opts.store.labels.undo(m.accountId, m.moderatorId);
       if (result.kind === 'undone')

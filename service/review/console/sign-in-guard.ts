@@ -1,4 +1,8 @@
-/** Slows token guessing: at most `max` failed sign-ins per client address per window (in memory, per instance). */
+/**
+ * Counts failed sign-ins per client address per window (in memory, per instance): past `max`, that address's wrong
+ * tokens are answered 429 and logged once. A right token is never refused here: tokens are 256 random bits, so the
+ * count is there to flag guessing, not to make it harder.
+ */
 export class SignInGuard {
   // Insertion order is window order (every window has the same length), so the first entries end first.
   readonly #failures = new Map<string, { count: number; resetAt: number }>();
@@ -18,6 +22,12 @@ export class SignInGuard {
       return false;
     }
     return entry.count >= this.max;
+  }
+
+  /** Seconds until the address's window ends (0 when it has none). */
+  retryAfterSeconds(ip: string): number {
+    const entry = this.#failures.get(ip);
+    return entry === undefined ? 0 : Math.max(0, Math.ceil((entry.resetAt - this.now()) / 1000));
   }
 
   fail(ip: string): void {

@@ -24,8 +24,13 @@ export interface FormSummary {
   readonly spamShare: number | null;
   readonly blocked: number;
   readonly rateLimited: number;
-  /** Of the `spam` verdicts moderators labelled: the share they confirmed as spam. */
+  /**
+   * Of the `spam` verdicts moderators labelled one by one: the share they confirmed as spam. Bulk labels and
+   * confirm-all mostly restate the model's own verdict, so they are left out (`precisionLeftOut` counts them, with
+   * labels given before the way of labelling was recorded).
+   */
   readonly precision: Estimate;
+  readonly precisionLeftOut: number;
   /** Of the sampled confident `legitimate` verdicts moderators labelled: the share that was spam after all. */
   readonly missedSpam: Estimate;
   readonly labels: number;
@@ -45,6 +50,7 @@ export interface Dashboard {
 
 interface Tally {
   precision: [number, number];
+  leftOut: number;
   missed: [number, number];
   labels: number;
 }
@@ -68,16 +74,17 @@ export async function dashboard(
   const reported = await reportedMisses(redis, keys, accountId, labels, opts.band);
 
   const tallies = new Map<string, Tally>();
-  const total: Tally = { precision: [0, 0], missed: [0, 0], labels: 0 };
+  const total: Tally = { precision: [0, 0], leftOut: 0, missed: [0, 0], labels: 0 };
   const edges = Array.from({ length: HISTOGRAM_BINS + 1 }, (_, i) => i / HISTOGRAM_BINS);
   const histogram = { edges, spam: new Array<number>(HISTOGRAM_BINS).fill(0), legitimate: new Array<number>(HISTOGRAM_BINS).fill(0) };
   for (const l of labels) {
     if (opts.formId !== undefined && l.formId !== opts.formId) continue;
-    const t = tallies.get(l.formId) ?? { precision: [0, 0], missed: [0, 0], labels: 0 };
+    const t = tallies.get(l.formId) ?? { precision: [0, 0], leftOut: 0, missed: [0, 0], labels: 0 };
     tallies.set(l.formId, t);
     for (const x of [t, total]) {
       x.labels++;
-      if (l.modelStatus === 'spam') x.precision = [x.precision[0] + (l.label === 'spam' ? 1 : 0), x.precision[1] + 1];
+      if (l.modelStatus === 'spam' && l.how !== 'single') x.leftOut++;
+      else if (l.modelStatus === 'spam') x.precision = [x.precision[0] + (l.label === 'spam' ? 1 : 0), x.precision[1] + 1];
       else if (l.modelConfidence >= opts.band && !reported.has(l.submissionId))
         x.missed = [x.missed[0] + (l.label === 'spam' ? 1 : 0), x.missed[1] + 1];
     }
@@ -114,6 +121,7 @@ function summary(formId: string, t: Record<TrafficEvent, number>, l: Tally | und
     blocked: t.blocked,
     rateLimited: t['rate-limited'],
     precision: est(l?.precision ?? [0, 0]),
+    precisionLeftOut: l?.leftOut ?? 0,
     missedSpam: est(l?.missed ?? [0, 0]),
     labels: l?.labels ?? 0,
   };

@@ -195,6 +195,7 @@ export function exportLine(record: LabelRecord): ExportedLabel {
     moderatorId: record.moderatorId,
     modelStatus: record.modelStatus,
     modelConfidence: record.modelConfidence,
+    ...(record.how === undefined ? {} : { how: record.how }),
   };
 }
 

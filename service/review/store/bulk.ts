@@ -68,7 +68,7 @@ export class BulkLabels {
       const keys: string[] = [k.labelled(), k.unexported(), k.undo(moderatorId), k.batch(batchId)];
       const args: (string | number)[] = [labelledAtMs, DAY_MS, entry];
       for (const item of items) {
-        const record = labelRecordOf(item, accountId, label, moderatorId, labelledAt);
+        const record = labelRecordOf(item, accountId, label, moderatorId, labelledAt, 'bulk');
         keys.push(
           k.item(item.submissionId),
           k.label(item.submissionId),

@@ -82,7 +82,14 @@ export class LabelStore {
       } else return undefined;
     }
     const labelledAtMs = this.ctx.now();
-    const record = labelRecordOf(item, accountId, label, moderatorId, new Date(labelledAtMs).toISOString());
+    const record = labelRecordOf(
+      item,
+      accountId,
+      label,
+      moderatorId,
+      new Date(labelledAtMs).toISOString(),
+      item.reported === undefined ? 'single' : 'reported',
+    );
     const k = this.ctx.keys.forAccount(accountId);
     // An account whose first item is a reported miss: the export and the sweep walk the accounts listed here.
     if (!entry.queued) await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);

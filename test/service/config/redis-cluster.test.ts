@@ -181,14 +181,14 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
     }
 
     const cookie = await signIn(app, ACME_TOKEN);
-    const list = (await app.inject({ method: 'GET', url: '/review/api/items?limit=50', headers: { cookie } })).json<{
-      items: { submissionId: string }[];
+    const list = (await app.inject({ method: 'GET', url: '/review/api/list?limit=50', headers: { cookie } })).json<{
+      rows: { submissionId: string }[];
     }>();
-    expect(list.items.map((i) => i.submissionId).sort()).toEqual([...submissionIds].sort());
-    const filtered = (await app.inject({ method: 'GET', url: '/review/api/items?form=newsletter&status=spam', headers: { cookie } })).json<{
-      items: { submissionId: string }[];
+    expect(list.rows.map((i) => i.submissionId).sort()).toEqual([...submissionIds].sort());
+    const filtered = (await app.inject({ method: 'GET', url: '/review/api/list?form=newsletter&status=spam', headers: { cookie } })).json<{
+      rows: { submissionId: string }[];
     }>();
-    expect(filtered.items.map((i) => i.submissionId)).toEqual([submissionIds[1]]);
+    expect(filtered.rows.map((i) => i.submissionId)).toEqual([submissionIds[1]]);
 
     const [first, second] = submissionIds;
     for (const [id, label] of [

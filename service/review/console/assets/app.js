@@ -20,7 +20,49 @@ const emptyScreen = () => ({
   selected: new Set(),
   anchor: 0,
 });
-const state = { ...emptyScreen(), busy: false, keepFieldsDays: 0 };
+const state = { ...emptyScreen(), busy: false, keepFieldsDays: 0, view: 'queue' };
+const SORTS = ['oldest', 'newest', 'confidence-high', 'confidence-low'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+// The address holds what is on screen (view, filters, search, page, open item): a reload keeps it, and a link to an
+// item opens it. Replaced, not pushed: moving through the list must not fill the browser's history.
+function writeUrl() {
+  const f = state.filter;
+  const q = new URLSearchParams();
+  if (state.view !== 'queue') q.set('view', state.view);
+  if (f.form) q.set('form', f.form);
+  if (f.status) q.set('status', f.status);
+  if (f.sort !== 'oldest') q.set('sort', f.sort);
+  if (f.from) q.set('from', f.from);
+  if (f.to) q.set('to', f.to);
+  if (f.q) q.set('q', f.q);
+  if (state.offset > 0) q.set('offset', String(state.offset));
+  if (state.current) q.set('item', state.current.submissionId);
+  const query = q.toString();
+  const url = `${location.pathname}${query ? `?${query}` : ''}`;
+  if (url !== location.pathname + location.search) history.replaceState(null, '', url);
+}
+
+// What the address asks for; anything malformed is left out rather than sent to the server.
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  const get = (name) => q.get(name) ?? '';
+  state.filter = {
+    form: get('form').slice(0, 200),
+    status: ['spam', 'legitimate'].includes(get('status')) ? get('status') : '',
+    sort: SORTS.includes(get('sort')) ? get('sort') : 'oldest',
+    from: DAY.test(get('from')) ? get('from') : '',
+    to: DAY.test(get('to')) ? get('to') : '',
+    q: get('q').slice(0, 300),
+  };
+  const offset = Number.parseInt(get('offset'), 10);
+  state.offset = Number.isFinite(offset) && offset > 0 ? offset - (offset % PAGE) : 0;
+  return {
+    view: ['dashboard', 'history'].includes(get('view')) ? get('view') : 'queue',
+    item: UUID.test(get('item')) ? get('item') : undefined,
+  };
+}
 const $ = (id) => document.getElementById(id);
 
 function el(tag, props = {}, ...children) {
@@ -76,7 +118,9 @@ function showSignIn() {
   $('confirm-go').hidden = true;
   showSelection();
   if (window.Dashboard) window.Dashboard.reset();
+  if (window.LabelHistory) window.LabelHistory.reset();
   $('dashboard').hidden = true;
+  $('history').hidden = true;
   $('views').hidden = true;
   const forms = $('filter-form');
   while (forms.options.length > 1) forms.remove(1);
@@ -106,22 +150,34 @@ async function start() {
     return;
   }
   $('sign-in').hidden = true;
-  $('console').hidden = false;
-  $('dashboard').hidden = true;
   $('views').hidden = false;
-  setView('queue');
   $('sign-out').hidden = false;
   state.keepFieldsDays = me.keepFieldsDays ?? 0;
   $('who').textContent = `${me.moderatorId} · ${me.accountId}`;
+  const wanted = readUrl();
   const select = $('filter-form');
   while (select.options.length > 1) select.remove(1);
   for (const form of me.forms) select.append(el('option', { value: form, text: form }));
+  // A form of the address this account does not have filters nothing: dropped, so the box and the list agree.
+  if (!me.forms.includes(state.filter.form)) state.filter.form = '';
   select.value = state.filter.form;
+  $('filter-status').value = state.filter.status;
+  $('sort').value = state.filter.sort;
+  $('from').value = state.filter.from;
+  $('to').value = state.filter.to;
+  $('search').value = state.filter.q;
   showCounts(me.counts);
+  setView(wanted.view);
   await load();
+  if (wanted.item !== undefined) {
+    const at = state.items.findIndex((x) => x.submissionId === wanted.item);
+    if (at >= 0) select(at);
+    else await show(wanted.item).catch((err) => toast(err.message));
+  }
   // Where the work starts: the keys act on the list, Tab goes on to the label buttons. (The sign-in form the focus
   // was in is hidden now; left alone, the focus would fall to the page and the first Tab skip the filters and list.)
-  $('list').focus();
+  const lookedUp = wanted.item !== undefined && state.current?.submissionId === wanted.item && !state.items.includes(state.current);
+  if (wanted.view === 'queue') (lookedUp ? $('detail') : $('list')).focus();
 }
 
 async function load(keepIndex = false) {
@@ -136,6 +192,7 @@ async function load(keepIndex = false) {
   const data = await call('GET', `/list?${q}`);
   state.items = data.rows;
   state.total = data.total;
+  state.scanCapped = data.scanCapped === true;
   if (!keepIndex) state.index = 0;
   state.index = Math.max(0, Math.min(state.index, state.items.length - 1));
   const onPage = new Set(state.items.map((x) => x.submissionId));
@@ -151,14 +208,16 @@ function showSummary(s) {
   const forms = Object.entries(s.byForm)
     .map(([form, n]) => `${visible(form)} ${n.toLocaleString()}`)
     .join(' · ');
+  const f = state.filter;
+  const days = f.from || f.to ? ` (${f.from || '…'} to ${f.to || '…'})` : '';
   $('summary').textContent =
-    `Pending by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
+    `Pending${days} by verdict: spam ${s.byStatus.spam.toLocaleString()} · legitimate ${s.byStatus.legitimate.toLocaleString()}` +
     (forms ? ` — by form: ${forms}` : '');
 }
 
 function showPage() {
   const n = state.items.length;
-  const what = state.filter.q ? 'found' : 'pending';
+  const what = state.filter.q ? (state.scanCapped ? 'found among the newest 1,000 hits' : 'found') : 'pending';
   $('page-info').textContent =
     n === 0
       ? `0 ${what}`
@@ -182,7 +241,7 @@ async function turnPage(step) {
 // A day typed as YYYY-MM-DD (empty: no bound); anything else is said, and the list stays as it is.
 function setDay(which, value) {
   const v = value.trim();
-  if (v !== '' && (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(new Date(`${v}T00:00:00`).getTime()))) {
+  if (v !== '' && (!DAY.test(v) || Number.isNaN(new Date(`${v}T00:00:00`).getTime()))) {
     toast('Type a day as YYYY-MM-DD');
     return;
   }
@@ -230,6 +289,18 @@ function when(iso) {
       });
 }
 
+// The number shown is the model's spam probability, whatever its verdict: "spam 0.72". Two decimals, except at
+// the ends, where rounding would claim a certainty the model did not give ("spam > 0.99" rather than "1.00").
+function spamProbability(verdict) {
+  return verdict.status === 'spam' ? verdict.confidence : 1 - verdict.confidence;
+}
+function spamScore(verdict) {
+  const p = spamProbability(verdict);
+  if (p > 0.99 && p < 1) return 'spam > 0.99';
+  if (p < 0.01 && p > 0) return 'spam < 0.01';
+  return `spam ${p.toFixed(2)}`;
+}
+
 function disagrees(item) {
   return Boolean(item.shadow) && item.shadow.status !== item.verdict.status;
 }
@@ -273,7 +344,7 @@ function renderList() {
         'span',
         { className: 'meta' },
         badge(item.verdict.status),
-        el('span', { text: `${Math.round(item.verdict.confidence * 100)}% sure` }),
+        el('span', { className: 'score', text: spamScore(item.verdict) }),
         ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
         item.campaign > 1 ? el('span', { className: 'badge campaign', text: `×${item.campaign} identical` }) : undefined,
         el('span', { text: item.formId }),
@@ -320,19 +391,43 @@ function pickPage() {
   state.items.forEach((_, i) => pick(i, !all));
 }
 
+// The one rule for what s / h (and the Spam / Legitimate buttons) label: the selection when there is one, else the
+// item on screen. The bar at the bottom says which before anything happens, and whether the item on screen is in it.
 function showSelection() {
   const n = state.selected.size;
   $('selected-count').textContent = n === 0 ? 'None selected' : `${n} selected`;
-  $('bulk-spam').disabled = n === 0;
-  $('bulk-legitimate').disabled = n === 0;
+  $('clear-selection').hidden = n === 0;
   const page = $('select-page');
   page.checked = n > 0 && state.items.length > 0 && state.items.every((x) => state.selected.has(x.submissionId));
+  const bar = $('target');
+  if (n === 0) {
+    $('mark-spam-text').textContent = 'Spam';
+    $('mark-legitimate-text').textContent = 'Legitimate';
+    bar.textContent = state.current ? 'Labels the item on screen' : 'Nothing to label';
+    bar.className = 'target';
+    return;
+  }
+  $('mark-spam-text').textContent = `Spam: label ${n} selected`;
+  $('mark-legitimate-text').textContent = `Legitimate: label ${n} selected`;
+  const inIt = state.current !== undefined && state.selected.has(state.current.submissionId);
+  bar.textContent = `Labels the ${n} selected. The item on screen is ${inIt ? 'one of them' : 'NOT one of them'}.`;
+  bar.className = inIt ? 'target bulk-target' : 'target bulk-target outside';
+}
+
+function clearSelection() {
+  state.items.forEach((item, i) => {
+    if (state.selected.has(item.submissionId)) pick(i, false);
+  });
+  state.selected.clear();
+  showSelection();
 }
 
 function select(i) {
   if (state.items.length === 0) {
     state.current = undefined;
     renderDetail(undefined);
+    showSelection();
+    writeUrl();
     return;
   }
   state.index = Math.max(0, Math.min(i, state.items.length - 1));
@@ -348,6 +443,8 @@ function select(i) {
   const l = state.current.label;
   state.seen = l ? (l.labelId ?? l.labelledAt) : null;
   renderDetail({ item: state.current, label: l ?? undefined, queued: state.current.queued, fieldsKept: true });
+  showSelection();
+  writeUrl();
 }
 
 function renderDetail(entry) {
@@ -360,7 +457,7 @@ function renderDetail(entry) {
   const { item, label, queued } = entry;
   const v = item.verdict;
   detail.append(
-    el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { text: `${Math.round(v.confidence * 100)}% confident` })),
+    el('h2', {}, el('span', { text: 'Model says' }), badge(v.status), el('span', { className: 'score', text: spamScore(v) })),
     el('p', { className: 'reasoning', text: visible(v.reasoning) }),
   );
   // A shadow model's verdict: the caller was answered by the active model; a disagreement is why the item is here.
@@ -372,7 +469,7 @@ function renderDetail(entry) {
         el('span', { text: disagrees(item) ? 'Models disagree. Shadow model says' : 'Shadow model agrees:' }),
         badge(item.shadow.status),
         el('span', {
-          text: `${Math.round(item.shadow.confidence * 100)}% confident (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})`,
+          text: `${spamScore(item.shadow)} (${item.shadow.modelVersion}; the answer came from ${v.modelVersion})`,
         }),
       ),
     );
@@ -432,8 +529,7 @@ function renderDetail(entry) {
 }
 
 async function mark(label) {
-  if (state.selected.size > 0 && state.current && state.items.some((x) => x.submissionId === state.current.submissionId))
-    return bulkMark(label);
+  if (state.selected.size > 0) return bulkMark(label);
   const item = state.current;
   if (!item || state.busy) return;
   state.busy = true;
@@ -447,11 +543,17 @@ async function mark(label) {
       await load(true);
       select(at + 1);
     } else if (at >= 0) {
+      // The next item moves up at once; then the page refills from the server (and the counts above it are new),
+      // keeping whichever item is on screen by then.
       state.items.splice(at, 1);
       state.total = Math.max(0, state.total - 1);
       showPage();
       renderList();
       select(at);
+      const keep = state.current?.submissionId;
+      await load(true);
+      const again = state.items.findIndex((x) => x.submissionId === keep);
+      if (again >= 0) select(again);
     } else {
       // A looked-up item: stay on it with its new label, so the next key acts on what is on screen.
       await show(item.submissionId);
@@ -515,6 +617,8 @@ async function show(id) {
   for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
   $('list').removeAttribute('aria-activedescendant');
   renderDetail(entry);
+  showSelection();
+  writeUrl();
   return entry;
 }
 
@@ -639,13 +743,20 @@ function pasteForm(submissionId) {
   return el('div', { className: 'paste' }, area, el('p', { className: 'paste-actions' }, spam, ' ', legit));
 }
 
+const VIEWS = { queue: 'console', dashboard: 'dashboard', history: 'history' };
+
 function setView(view) {
-  const dash = view === 'dashboard';
-  $('console').hidden = dash;
-  $('dashboard').hidden = !dash;
-  $('view-queue').setAttribute('aria-pressed', dash ? 'false' : 'true');
-  $('view-dashboard').setAttribute('aria-pressed', dash ? 'true' : 'false');
-  if (dash && window.Dashboard) void window.Dashboard.show(call, toast);
+  const before = state.view;
+  state.view = view;
+  writeUrl();
+  for (const [name, main] of Object.entries(VIEWS)) {
+    $(main).hidden = name !== view;
+    $(`view-${name}`).setAttribute('aria-pressed', name === view ? 'true' : 'false');
+  }
+  if (view === 'dashboard' && window.Dashboard) void window.Dashboard.show(call, toast);
+  if (view === 'history' && window.LabelHistory) void window.LabelHistory.show({ call, toast, onChange: showCounts });
+  // Back from the history (where labels may have been undone): the list is read again.
+  if (view === 'queue' && before !== 'queue') void load(true).catch((err) => toast(err.message));
 }
 
 function onKey(event) {
@@ -656,6 +767,10 @@ function onKey(event) {
     return;
   }
   if ($('console').hidden) return;
+  if (event.key === 'Escape' && state.selected.size > 0) {
+    clearSelection();
+    return;
+  }
   if (event.shiftKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) {
     event.preventDefault();
     extend(event.key === 'ArrowDown' ? 1 : -1);
@@ -707,6 +822,8 @@ document.addEventListener('DOMContentLoaded', () => {
     try {
       await call('POST', '/sign-out', {});
     } finally {
+      // The next person at this screen starts from the plain console, not from this session's filters or item.
+      history.replaceState(null, '', location.pathname);
       showSignIn();
     }
   });
@@ -725,12 +842,12 @@ document.addEventListener('DOMContentLoaded', () => {
   $('page-prev').addEventListener('click', () => void turnPage(-1).catch((err) => toast(err.message)));
   $('page-next').addEventListener('click', () => void turnPage(1).catch((err) => toast(err.message)));
   $('select-page').addEventListener('change', () => pickPage());
-  $('bulk-spam').addEventListener('click', () => void bulkMark('spam'));
-  $('bulk-legitimate').addEventListener('click', () => void bulkMark('legitimate'));
+  $('clear-selection').addEventListener('click', () => clearSelection());
   $('confirm-preview').addEventListener('click', () => void confirmPreview());
   $('confirm-go').addEventListener('click', () => void confirmAll());
   $('view-queue').addEventListener('click', () => setView('queue'));
   $('view-dashboard').addEventListener('click', () => setView('dashboard'));
+  $('view-history').addEventListener('click', () => setView('history'));
   $('filters').addEventListener('submit', (e) => {
     e.preventDefault();
     void lookup();

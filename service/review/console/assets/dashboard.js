@@ -12,6 +12,8 @@ window.Dashboard = (() => {
 
   const pct = (v) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
   const estimate = (e) => (e.value === null ? 'no labels yet' : `${pct(e.value)} (${e.labels} label${e.labels === 1 ? '' : 's'})`);
+  // Precision rests on labels decided one by one; the bulk ones it leaves out are said, not hidden.
+  const precision = (f) => estimate(f.precision) + (f.precisionLeftOut > 0 ? `; ${f.precisionLeftOut.toLocaleString()} bulk left out` : '');
 
   function cell(tag, text) {
     const c = document.createElement(tag);
@@ -49,7 +51,7 @@ window.Dashboard = (() => {
         pct(f.spamShare),
         f.blocked.toLocaleString(),
         f.rateLimited.toLocaleString(),
-        estimate(f.precision),
+        precision(f),
         estimate(f.missedSpam),
         f.labels.toLocaleString(),
       ]) {
@@ -72,7 +74,7 @@ window.Dashboard = (() => {
   function render(data) {
     table(data);
     $('dash-note').textContent =
-      `${data.from.slice(0, 10)} to ${data.to.slice(0, 10)} (UTC days). Precision: of the spam verdicts moderators labelled, the share they confirmed. ` +
+      `${data.from.slice(0, 10)} to ${data.to.slice(0, 10)} (UTC days). Precision: of the spam verdicts moderators labelled one by one, the share they confirmed; bulk labels and confirm-all are left out (they mostly restate the model). ` +
       `Missed spam: of the confident legitimate verdicts sampled for review (confidence at or above this account's band, ${data.band}; sample rate ${data.sampleRate}), the share labelled spam; reported misses are left out (no random sample).` +
       (data.labelsCut ? ' The period holds more labels than one view reads: the estimates rest on the newest.' : '');
     const forms = $('dash-form');

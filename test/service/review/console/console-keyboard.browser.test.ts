@@ -44,9 +44,11 @@ async function focus(page: Page) {
       return top !== null && top !== el && !el.contains(top);
     });
     const inView = r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+    // A date box takes the focus into its day, month and year parts and its calendar button: the box shows the ring.
+    const isDate = el instanceof HTMLInputElement && el.type === 'date';
     return {
       id: el.id || el.tagName,
-      visible: el.matches(':focus-visible'),
+      visible: el.matches(':focus-visible') || (isDate && el.matches(':focus-within')),
       ring: `${style.outlineStyle} ${parseFloat(style.outlineWidth)}`,
       covered,
       inView: inView || (r.height > window.innerHeight / 2 && r.top < window.innerHeight && r.bottom > 0),
@@ -80,10 +82,11 @@ describe('the console by keyboard only', () => {
         // must not stay hidden under the fixed action bar.
         await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
         const order: string[] = [];
-        for (let i = 0; i < 21; i++) {
+        // Until the focus comes round to the first control again; Tab goes through a date box's parts one by one.
+        for (let i = 0; i < 40 && order.filter((id) => id === 'mark-spam').length < 2; i++) {
           await page.keyboard.press('Tab');
           const now = await focus(page);
-          order.push(now.id);
+          if (order.at(-1) !== now.id) order.push(now.id);
           // After the last control the focus goes to the browser's own controls once, then back to the first.
           if (now.id === 'body') continue;
           expect(now, `${now.id} at ${viewport.width}px`).toMatchObject({ visible: true, covered: false, inView: true });
@@ -98,6 +101,7 @@ describe('the console by keyboard only', () => {
           'body',
           'view-queue',
           'view-dashboard',
+          'view-history',
           'sign-out',
           'filter-form',
           'filter-status',

@@ -32,9 +32,9 @@ describe('a shadow disagreement in the console', () => {
       const shadow = page.locator('#detail .shadow-verdict.disagreement');
       await shadow.waitFor();
       expect(await shadow.textContent()).toBe(
-        'Models disagree. Shadow model saysspam81% confident (20260102-000000; the answer came from 20260101-000000)',
+        'Models disagree. Shadow model saysspamspam 0.81 (20260102-000000; the answer came from 20260101-000000)',
       );
-      expect(await page.locator('#detail h2').textContent()).toContain('legitimate');
+      expect(await page.locator('#detail h2').textContent()).toBe('Model sayslegitimatespam 0.03');
     });
   });
 });

@@ -75,7 +75,7 @@ describe('the moderator console in Chromium', () => {
       await page.locator('#sign-in-error', { hasText: 'not valid' }).waitFor();
       expect(await page.locator('#console').isVisible()).toBe(false);
       expect(await context.cookies()).toEqual([]);
-      const api = await page.evaluate(async () => (await fetch('/review/api/items')).status);
+      const api = await page.evaluate(async () => (await fetch('/review/api/list')).status);
       expect(api).toBe(401);
     } finally {
       await context.close();
@@ -136,7 +136,7 @@ describe('the moderator console in Chromium', () => {
       await page.click('#sign-out');
       await page.locator('#sign-in').waitFor({ state: 'visible' });
       expect(await page.locator('#console').isVisible()).toBe(false);
-      const after = await page.evaluate(async () => (await fetch('/review/api/items')).status);
+      const after = await page.evaluate(async () => (await fetch('/review/api/list')).status);
       expect(after).toBe(401);
     } finally {
       await context.close();

@@ -22,7 +22,6 @@ describe('the OpenAPI document with the review console on', () => {
     const doc = f.app.swagger() as unknown as OpenApiDoc;
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
-        '/review/api/items',
         '/review/api/items/{id}',
         '/review/api/items/{id}/label',
         '/review/api/me',
@@ -34,6 +33,8 @@ describe('the OpenAPI document with the review console on', () => {
         '/review/api/bulk/confirm',
         '/review/api/items/{id}/report',
         '/review/api/dashboard',
+        '/review/api/history',
+        '/review/api/items/{id}/unlabel',
         '/v1/verify',
       ].sort(),
     );
@@ -47,12 +48,31 @@ describe('the OpenAPI document with the review console on', () => {
       required: ['label'],
     });
     expect(label?.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path' })]);
-    const list = doc.paths['/review/api/items']?.get;
-    expect(list?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'limit', 'offset', 'status']);
     const search = doc.paths['/review/api/list']?.get;
     expect(search?.parameters?.map((p) => p.name).sort()).toEqual(['form', 'from', 'limit', 'offset', 'q', 'sort', 'status', 'to']);
     expect(doc.paths['/review/api/bulk/label']?.post?.requestBody?.content['application/json']?.schema).toMatchObject({
       required: ['ids', 'label'],
     });
+    // What the history page reads is described: its rows and how each label was given.
+    const history = doc.paths['/review/api/history']?.get as unknown as {
+      responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+    };
+    const answer = history.responses['200']?.content['application/json']?.schema;
+    expect(Object.keys(answer?.properties ?? {}).sort()).toEqual(['moderators', 'rows', 'scanCapped', 'total']);
+    expect(JSON.stringify(answer)).toContain('"single","bulk","reported"');
+  });
+});
+
+describe('the OpenAPI document describes what the page reads', () => {
+  it('gives the list answer its rows, totals and counts', () => {
+    const doc = f.app.swagger() as unknown as {
+      paths: Record<
+        string,
+        { get?: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }
+      >;
+    };
+    const answer = doc.paths['/review/api/list']?.get?.responses['200']?.content['application/json']?.schema;
+    expect(Object.keys(answer?.properties ?? {}).sort()).toEqual(['counts', 'limit', 'offset', 'rows', 'scanCapped', 'summary', 'total']);
+    expect(JSON.stringify(answer?.properties.rows)).toContain('"campaign"');
   });
 });

@@ -97,7 +97,7 @@ describe('signing in', () => {
   });
 
   it('answers 401 without a session, after sign-out, and once the moderator is removed from the tenants file', async () => {
-    expect((await f.app.inject({ method: 'GET', url: '/review/api/items' })).statusCode).toBe(401);
+    expect((await f.app.inject({ method: 'GET', url: '/review/api/list' })).statusCode).toBe(401);
     const cookie = await signIn(ACME_TOKEN);
     expect((await f.app.inject({ method: 'GET', url: '/review/api/me', headers: { cookie } })).statusCode).toBe(200);
     const out = await f.app.inject({ method: 'POST', url: '/review/api/sign-out', headers: { ...json, cookie }, payload: {} });
@@ -124,11 +124,11 @@ describe('what a moderator sees', () => {
     await f.review.store.items.ingest(acme);
     await f.review.store.items.ingest(globex);
     const cookie = await signIn(ACME_TOKEN);
-    const list = (await f.app.inject({ method: 'GET', url: '/review/api/items?limit=200', headers: { cookie } })).json<{
-      items: { accountId: string; submissionId: string }[];
+    const list = (await f.app.inject({ method: 'GET', url: '/review/api/list?limit=200', headers: { cookie } })).json<{
+      rows: { accountId: string; submissionId: string }[];
     }>();
-    expect(list.items.some((i) => i.submissionId === acme.submissionId)).toBe(true);
-    expect(list.items.every((i) => i.accountId === 'acme')).toBe(true);
+    expect(list.rows.some((i) => i.submissionId === acme.submissionId)).toBe(true);
+    expect(list.rows.every((i) => i.accountId === 'acme')).toBe(true);
     expect((await f.app.inject({ method: 'GET', url: `/review/api/items/${globex.submissionId}`, headers: { cookie } })).statusCode).toBe(
       404,
     );
@@ -148,11 +148,11 @@ describe('what a moderator sees', () => {
 
   it('filters by form and verdict', async () => {
     const cookie = await signIn(ACME_TOKEN);
-    const res = await f.app.inject({ method: 'GET', url: '/review/api/items?form=newsletter&status=spam', headers: { cookie } });
-    const body = res.json<{ items: { formId: string; verdict: { status: string } }[] }>();
-    expect(body.items.length).toBeGreaterThan(0);
-    expect(body.items.every((i) => i.formId === 'newsletter' && i.verdict.status === 'spam')).toBe(true);
-    expect((await f.app.inject({ method: 'GET', url: '/review/api/items?status=maybe', headers: { cookie } })).statusCode).toBe(400);
+    const res = await f.app.inject({ method: 'GET', url: '/review/api/list?form=newsletter&status=spam', headers: { cookie } });
+    const body = res.json<{ rows: { formId: string; verdict: { status: string } }[] }>();
+    expect(body.rows.length).toBeGreaterThan(0);
+    expect(body.rows.every((i) => i.formId === 'newsletter' && i.verdict.status === 'spam')).toBe(true);
+    expect((await f.app.inject({ method: 'GET', url: '/review/api/list?status=maybe', headers: { cookie } })).statusCode).toBe(400);
   });
 });
 

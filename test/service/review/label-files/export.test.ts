@@ -57,6 +57,7 @@ describe('labels:export', () => {
       'accountId',
       'fields',
       'formId',
+      'how',
       'label',
       'labelId',
       'labelledAt',
@@ -70,6 +71,7 @@ describe('labels:export', () => {
     expect(lineA?.labelId).toBe((await store.labels.getLabel('acme', a.submissionId))?.labelId);
     expect(lineA).toMatchObject({
       accountId: 'acme',
+      how: 'single',
       label: 'legitimate',
       modelStatus: 'spam',
       modelConfidence: 0.8,

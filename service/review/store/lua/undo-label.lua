@@ -1,0 +1,45 @@
+--[[
+  Takes back one item's label, named by the labelId (or labelledAt) the moderator saw in the history: only while it
+  is still the item's label. The label it replaced comes back (with its moderator, time and export state), or, for a
+  first label, the item goes back to pending. The undone label is recorded as withdrawn, as undo.lua does, so the
+  next export takes back its line if one was written.
+
+  KEYS[1]    label key
+  KEYS[2]    labelled index
+  KEYS[3]    unexported index
+  KEYS[4..7] pending indexes: all, by status, by form, by form and status
+  KEYS[8]    item key
+  KEYS[9]    the item's label history
+  KEYS[10]   withdrawals index (scored by ARGV[5])
+  KEYS[11..14] pending indexes by confidence
+  ARGV[1]    submissionId
+  ARGV[2]    pending score: receivedAt in ms
+  ARGV[3]    the labelId (or, for a label without one, the labelledAt) the moderator saw
+  ARGV[4]    expiry: receivedAt + retention, in ms
+  ARGV[5]    now, in ms
+  ARGV[6]    the model's confidence (score in the confidence indexes)
+
+  Returns {1} back to pending, {2} earlier label restored, {-1, moderator} the label is another one now (given by
+  that moderator), {-2} item expired, {-3} no label.
+]]
+if redis.call('EXISTS', KEYS[8]) == 0 then return {-2} end
+local current = redis.call('GET', KEYS[1])
+if not current then return {-3} end
+local label = cjson.decode(current)
+if label.labelId ~= ARGV[3] and label.labelledAt ~= ARGV[3] then return {-1, label.moderatorId} end
+local exported = redis.call('ZSCORE', KEYS[3], ARGV[1]) == false
+redis.call('ZADD', KEYS[10], ARGV[5], cjson.encode({ submissionId = ARGV[1], labelId = label.labelId, withdrawn = label.labelledAt, exported = exported }))
+local previous = redis.call('LPOP', KEYS[9])
+if previous then
+  local p = cjson.decode(previous)
+  redis.call('SET', KEYS[1], p.label, 'PXAT', ARGV[4])
+  redis.call('ZADD', KEYS[2], p.at, ARGV[1])
+  if p.unexported then redis.call('ZADD', KEYS[3], p.at, ARGV[1]) else redis.call('ZREM', KEYS[3], ARGV[1]) end
+  return {2}
+end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+for i = 4, 7 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
+for i = 11, 14 do redis.call('ZADD', KEYS[i], ARGV[6], ARGV[1]) end
+return {1}
