@@ -72,7 +72,12 @@ describe('the review sink with Redis down', () => {
     await until(() => s.waiting === 50, 'jobs offered');
     await s.close(Date.now() + 200);
     expect(await metric(registry, 'formguard_review_dropped_total', 'shutdown')).toBe(50);
-    const line = JSON.parse(lines.text().split('\n').find((l) => l.includes('dropped at shutdown')) ?? '{}') as Record<string, unknown>;
+    const line = JSON.parse(
+      lines
+        .text()
+        .split('\n')
+        .find((l) => l.includes('dropped at shutdown')) ?? '{}',
+    ) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 50, reason: 'shutdown', dropped: 50 });
     expect(JSON.stringify(line)).not.toMatch(/Message number/);
   });
