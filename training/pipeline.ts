@@ -124,6 +124,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
     extractor,
     (x) => main.platt.a * main.scorer.logit(x) + main.platt.b,
     correctionSettings,
+    Math.log(main.threshold / (1 - main.threshold)),
   );
   const corrected = Object.keys(corrections.accounts).length;
   if (accountLabels > 0) opts.log(`per-account corrections: ${corrected} accounts with at least ${correctionSettings.minLabels} labels`);

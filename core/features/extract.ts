@@ -4,6 +4,7 @@ import { emptyFacts, type Facts } from './facts.ts';
 import { fairShares } from './fair-shares.ts';
 import { flattenFields, type FieldText } from './flatten.ts';
 import { hashString } from './hash.ts';
+import { appendLinkContextIds } from './link-context.ts';
 import { KIND } from './kinds.ts';
 import { scanObfuscatedLinks } from './obfuscated-links.ts';
 import type { FieldRole } from './roles.ts';
@@ -115,6 +116,7 @@ export class FeatureExtractor {
     }
     facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
     const structure = this.settings.structure ? structureIds(facts) : [];
+    if (this.settings.structure && this.settings.linkContext) appendLinkContextIds(facts, structure, this.settings.linkCounts !== false);
     for (let s = 0; s < structure.length; s++) {
       acc.add(structureHash(structure[s] as string), KIND.structure, STRUCTURE_FIELD, s, s, true);
     }

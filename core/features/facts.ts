@@ -37,6 +37,15 @@ export interface Facts {
   disposableDomain: string | null;
   shortener: string | null;
   truncated: boolean;
+  /** With the linkContext setting: the kinds of the links (a bit per LINK_KINDS entry) and the first host of each. */
+  linkKinds: number;
+  linkKindHosts: (string | null)[];
+  /** The well-known domain a lookalike link imitates. */
+  lookalikeOf: string | null;
+  /** The first address's domain in an email field; links of no known kind are compared with it. */
+  senderDomain: string | null;
+  /** Hosts of links of no known kind (bounded by link-context.ts), for the own-site check at the end. */
+  otherHosts: string[];
 }
 
 /** The first three distinct hosts linked to: the reasoning names up to two. */
@@ -77,5 +86,10 @@ export function emptyFacts(): Facts {
     disposableDomain: null,
     shortener: null,
     truncated: false,
+    linkKinds: 0,
+    linkKindHosts: [null, null, null, null, null, null, null, null, null, null, null, null, null],
+    lookalikeOf: null,
+    senderDomain: null,
+    otherHosts: [],
   };
 }

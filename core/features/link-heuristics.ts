@@ -1,7 +1,8 @@
 import { emailDomain, spelledAt } from './email-heuristics.ts';
-import { noteLinkHost } from './facts.ts';
+import { noteLinkHost, type Facts } from './facts.ts';
 import { hashRange, hashString } from './hash.ts';
 import { KIND } from './kinds.ts';
+import { isReference, noteLink } from './link-context.ts';
 import { LINK_TLDS, URL_SHORTENERS } from './lists.ts';
 import type { FieldRole } from './roles.ts';
 import type { ScanState } from './scan-state.ts';
@@ -27,6 +28,7 @@ export function hostRun(s: ScanState, text: string, lower: string, start: number
   if (before === 0x40 || spelledAt(lower, start)) {
     // An email address ("name at site.com" spelled out too): its domain is a feature of its own.
     if (role === 'email') {
+      if (s.settings.linkContext && f.senderDomain === null) f.senderDomain = lower.slice(start, end);
       emailDomain(s, lower, start, end, dot, fi);
     } else if (role === 'name') f.emailsInName++;
     else f.emailsInText++;
@@ -39,16 +41,28 @@ export function hostRun(s: ScanState, text: string, lower: string, start: number
   let hostStart = www ? start + 4 : start;
   if (hostStart >= end) hostStart = start;
   const host = lower.slice(hostStart, end);
+  let reference = false;
   if (role === 'name') f.linksInName++;
   else if (role !== 'url' && role !== 'email') {
     f.links++;
     noteLinkHost(f, host);
     if (s.settings.mostlyLinks && role === 'message' && start >= s.linkEnd) measureLink(s, lower, start, end);
+    if (s.settings.linkContext) reference = judgeLink(f, text, lower, hostStart, end);
   }
   if (URL_SHORTENERS.has(host)) f.shortener = host;
   if (!s.settings.structure) return;
+  // A reference host is its kind's structure feature: its name would be one more word to memorise.
+  if (reference) return;
   s.acc.add(hashRange(lower, hostStart, end, NS_DOMAIN), KIND.domain, fi, hostStart, end, true);
   s.acc.add(hashRange(lower, dot + 1, end, NS_TLD), KIND.domain, fi, dot + 1, end, true);
+}
+
+/** Notes the kinds of the link to host [start, end); whether it is a reference whose host name is no feature of its own. */
+function judgeLink(f: Facts, text: string, lower: string, start: number, end: number): boolean {
+  const host = lower.slice(start, end);
+  // Same length unless lower-casing changed it (Turkish İ): then the capital-I trick cannot be read.
+  const raw = text.length === lower.length ? text.slice(start, end) : host;
+  return isReference(noteLink(f, host, raw, lower.slice(end, end + 6)));
 }
 
 /**

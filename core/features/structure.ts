@@ -1,5 +1,6 @@
 import { SCRIPT_NAMES } from './char-class.ts';
 import type { Facts } from './facts.ts';
+import { describeLinkKind } from './link-context.ts';
 
 // Ids come from constant tables: no string is built per request, and each id's hash is computed once.
 const LINK_IDS = prefixed('links=', ['0', '1', '2', '3-4', '5+']);
@@ -101,6 +102,7 @@ export function describeStructure(id: string, f: Facts): string {
     return id === 'digits=none' ? 'no digits' : `${Math.round((100 * f.digits) / Math.max(1, f.letters + f.digits))}% digits`;
   if (id.startsWith('symbols=')) return id === 'symbols=few' ? 'few symbols' : 'many symbols and punctuation marks';
   if (id.startsWith('script:')) return `${id.slice(7)} script`;
+  if (id.startsWith('link:')) return describeLinkKind(id, f);
   if (id.startsWith('length=')) {
     if (f.messageChars === 0) return 'no message text';
     const fields = f.messageFields > 1 ? ` in ${f.messageFields} message fields` : '';

@@ -2,6 +2,7 @@ import type { FeatureExtractor } from '../../core/features/index.ts';
 import type { AccountsFile, StoredCorrection } from '../../core/classifier/account-corrections.ts';
 import type { LabelledRecord } from '../data/record.ts';
 import {
+  correctionLogit,
   DEFAULT_CORRECTION,
   fitAccountCorrection,
   type AccountCorrection,
@@ -31,13 +32,30 @@ export const CORRECTION_L2 = 1;
 export interface CorrectionSettings extends CorrectionOptions {
   readonly minLabels: number;
   readonly minWeight: number;
+  /**
+   * The pulls (l2) tried for each account, chosen by cross-validation over that account's own labels (see
+   * chooseCorrection); empty: `l2` for every account and no such check, as before.
+   */
+  readonly l2Grid: readonly number[];
+  /** The bias pulls tried beside each of l2Grid's (empty: `biasL2` alone). */
+  readonly biasL2Grid: readonly number[];
 }
+
+/**
+ * From the strong pull that moved nothing for a customer (1) to one 300 times weaker: which one an account gets is
+ * its own labels' evidence, not one penalty for all.
+ */
+export const L2_GRID: readonly number[] = Object.freeze([1, 0.3, 0.1, 0.03, 0.01, 0.003]);
 
 export const DEFAULT_CORRECTION_SETTINGS: CorrectionSettings = Object.freeze({
   ...DEFAULT_CORRECTION,
   l2: CORRECTION_L2,
   minLabels: MIN_ACCOUNT_LABELS,
   minWeight: MIN_CORRECTION_WEIGHT,
+  l2Grid: L2_GRID,
+  // A hard pull (1) keeps a run of spam among the first labels from flagging the account's genuine mail; a weaker one
+  // lets an account whose policy differs move its whole site, if its own held-out labels say so.
+  biasL2Grid: Object.freeze([1, 0.1]),
 });
 
 /**
@@ -50,6 +68,8 @@ export function fitAccountCorrections(
   extractor: FeatureExtractor,
   globalLogit: (x: { indices: Int32Array; values: Float32Array }) => number,
   settings: CorrectionSettings = DEFAULT_CORRECTION_SETTINGS,
+  /** The model's threshold as calibrated log-odds: a correction must give fewer wrong verdicts than the model alone. */
+  decisionLogit = 0,
 ): AccountsFile {
   const accounts: Record<string, StoredCorrection> = {};
   for (const id of [...byAccount.keys()].sort()) {
@@ -59,10 +79,80 @@ export function fitAccountCorrections(
       const x = extractor.extractCopy(r.fields);
       return { ...x, globalLogit: globalLogit(x), label: r.label === 'spam' ? 1 : 0 };
     });
-    const c = pruned(fitAccountCorrection(examples, settings), settings.minWeight);
+    const chosen =
+      settings.l2Grid.length === 0 ? { l2: settings.l2, biasL2: settings.biasL2 } : chooseCorrection(examples, settings, decisionLogit);
+    // Its correction did not beat the global model on its own held-out labels: the account keeps the global model.
+    if (chosen === null) continue;
+    const c = pruned(fitAccountCorrection(examples, { ...settings, l2: chosen.l2, biasL2: chosen.biasL2 }), settings.minWeight);
     accounts[id] = { labels: c.labels, bias: c.bias, buckets: [...c.indices], weights: [...c.weights] };
   }
   return { accounts };
+}
+
+/** Folds of an account's labels for choosing its pull: each label is held out once. */
+export const CORRECTION_FOLDS = 5;
+
+export interface ChosenCorrection {
+  readonly l2: number;
+  readonly biasL2: number;
+  /** Weighted wrong verdicts on the held-out folds, with the correction and of the global model alone. */
+  readonly wrong: number;
+  readonly globalWrong: number;
+  /** Mean log-loss on the held-out folds: with the correction, and of the global model alone on the same labels. */
+  readonly loss: number;
+  readonly globalLoss: number;
+}
+
+/**
+ * The pull from `settings.l2Grid` whose corrections, each fitted on four fifths of the account's labels, scored the
+ * other fifth best (mean log-loss over the five folds; folds interleave the labels in arrival order, so each holds
+ * early and late ones), among the pulls that gave fewer wrong verdicts there than the global model alone (at
+ * `decisionLogit`); null when none did: a correction that only makes the same verdicts surer is no gain to a customer.
+ */
+export function chooseCorrection(
+  examples: readonly AccountExample[],
+  settings: CorrectionSettings,
+  decisionLogit = 0,
+): ChosenCorrection | null {
+  const folds = Math.min(CORRECTION_FOLDS, examples.length);
+  const globalScored = examples.map((e) => ({ e, z: e.globalLogit }));
+  const globalLoss = meanLoss(globalScored);
+  const globalWrong = wrongVerdicts(globalScored, decisionLogit);
+  let best: ChosenCorrection | null = null;
+  const biasPulls = settings.biasL2Grid.length === 0 ? [settings.biasL2] : settings.biasL2Grid;
+  for (const [l2, biasL2] of settings.l2Grid.flatMap((l) => biasPulls.map((b) => [l, b] as const))) {
+    const scored: { e: AccountExample; z: number }[] = [];
+    for (let k = 0; k < folds; k++) {
+      const train = examples.filter((_, i) => i % folds !== k);
+      const c = fitAccountCorrection(train, { ...settings, l2, biasL2 });
+      examples.forEach((e, i) => {
+        if (i % folds === k) scored.push({ e, z: e.globalLogit + correctionLogit(c, e) });
+      });
+    }
+    const loss = meanLoss(scored);
+    const wrong = wrongVerdicts(scored, decisionLogit);
+    if (wrong < globalWrong && (best === null || loss < best.loss)) best = { l2, biasL2, loss, globalLoss, wrong, globalWrong };
+  }
+  return best;
+}
+
+function wrongVerdicts(scored: readonly { e: AccountExample; z: number }[], decisionLogit: number): number {
+  let wrong = 0;
+  for (const { e, z } of scored) if (z >= decisionLogit !== (e.label === 1)) wrong += e.weight ?? 1;
+  return wrong;
+}
+
+function meanLoss(scored: readonly { e: AccountExample; z: number }[]): number {
+  let sum = 0;
+  let weight = 0;
+  for (const { e, z } of scored) {
+    const w = e.weight ?? 1;
+    // log(1 + exp(-z)) for spam, log(1 + exp(z)) for legitimate, computed without overflow.
+    const m = e.label === 1 ? -z : z;
+    sum += w * (m > 0 ? m + Math.log1p(Math.exp(-m)) : Math.log1p(Math.exp(m)));
+    weight += w;
+  }
+  return weight === 0 ? 0 : sum / weight;
 }
 
 /** The correction without its weights under `minWeight` in size: what is exported and served. */
