@@ -115,9 +115,10 @@ describe('the export', () => {
 
 describe('a loose false-positive target', () => {
   it('stops the threshold at 0.5 and says so in the report', async () => {
-    const { dir, manifest } = await runTraining({ ...options, targetFpr: 0.3, now: new Date('2026-01-02T03:04:08Z') });
+    // Loose for this 80-record fixture: more of its legitimate records than this score under 0.5 out of fold.
+    const { dir, manifest } = await runTraining({ ...options, targetFpr: 0.45, now: new Date('2026-01-02T03:04:08Z') });
     expect(manifest.threshold).toBe(0.5);
-    expect(manifest.metrics.validation.overall.fpr).toBeLessThan(0.3);
+    expect(manifest.metrics.validation.overall.fpr).toBeLessThan(0.45);
     expect(readFileSync(path.join(dir, 'report.md'), 'utf8')).toContain('The threshold sits at its floor of 0.5');
   });
 });

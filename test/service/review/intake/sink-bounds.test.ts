@@ -91,7 +91,7 @@ describe('the review sink with Redis down', () => {
       policy: { band: 0, sampleRate: 0 },
       remember: async () => void kept++,
     });
-    for (let i = 0; i < 7; i++) expect(s.offer(fakeJob({ status: 'legitimate', confidence: 0.99 }))).toBe(false);
+    for (let i = 0; i < 7; i++) expect(s.offer(fakeJob({ status: 'legitimate', confidence: 0.99 }))).toBeUndefined();
     await s.close();
     expect(kept).toBe(0);
     expect(await metric(registry, 'formguard_review_lookup_skipped_total')).toBe(7);

@@ -134,7 +134,9 @@ describe('the sink while Redis is unreachable', () => {
     const { QueueReviewSink } = await import('../../../../service/review/intake/sink.ts');
     const registry = new Registry();
     const metrics = reviewMetrics(registry);
-    const probe = fakeJob();
+    const { reviewDecision } = await import('../../../../service/review/intake/policy.ts');
+    // As the sink spools it: with why it was queued.
+    const probe = { ...fakeJob(), queued: reviewDecision(fakeJob(), { band: 0.75, sampleRate: 0 }) };
     const lineSize = Buffer.byteLength(`${JSON.stringify(probe)}\n`);
     const spool = new ReviewSpool(dir.dir, lineSize * 2 + 20, silent);
     const connection = Object.assign(new EventEmitter(), { status: 'reconnecting' });
