@@ -15,19 +15,28 @@ export default async function checkRedis(project: TestProject): Promise<void> {
   const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
   const { testFiles } = await project.globTestFiles(filters);
   if (!testFiles.some((f) => USES_REDIS.test(readFileSync(f, 'utf8')))) return;
+  if (await redisAnswers()) return;
+  console.error(missingRedisLine());
+  process.exit(1);
+}
+
+/** Whether a Redis answers PING at TEST_REDIS_URL within two seconds. */
+export async function redisAnswers(): Promise<boolean> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on('error', () => {});
   try {
     await redis.connect();
     await redis.ping();
+    return true;
   } catch {
-    // The URL may carry a password: only its host and port are shown.
-    const url = new URL(REDIS_URL);
-    console.error(
-      `Redis is not answering at ${url.hostname}:${url.port || 6379}, and these tests need it: start one (\`redis-server\`, or \`docker run -d -p 6379:6379 redis:7\`) or point TEST_REDIS_URL at one (TEST_REDIS_URL=redis://host:port npm test).`,
-    );
-    process.exit(1);
+    return false;
   } finally {
     redis.disconnect();
   }
+}
+
+/** The one line a run without Redis stops with; the URL may carry a password, so only its host and port are shown. */
+export function missingRedisLine(): string {
+  const url = new URL(REDIS_URL);
+  return `Redis is not answering at ${url.hostname}:${url.port || 6379}, and these tests need it: start one (\`redis-server\`, or \`docker run -d -p 6379:6379 redis:7\`) or point TEST_REDIS_URL at one (TEST_REDIS_URL=redis://host:port npm test).`;
 }
