@@ -23,7 +23,7 @@ export function spelledEmailDomain(s: ScanState, lower: string, hs: number, a: n
 }
 
 // Mail providers whose domain after a plain " at " makes an address ("tom at gmail.com"), not "look at site.com".
-const WEBMAIL = new Set([
+export const WEBMAIL: ReadonlySet<string> = new Set([
   'gmail',
   'googlemail',
   'outlook',
