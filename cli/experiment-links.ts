@@ -1,6 +1,7 @@
 import { runCommand } from '../core/cli/run.ts';
 import { parseFlags, UsageError } from '../core/cli/usage.ts';
 import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, type FeatureSettings } from '../core/features/index.ts';
+import { sigmoid } from '../core/classifier/sigmoid.ts';
 import { NBLR } from '../training/experiments/families.ts';
 import { loadDataDir } from '../training/data/loaders.ts';
 import { splitRecords } from '../training/data/split.ts';
@@ -54,7 +55,7 @@ function measure(settings: FeatureSettings, train: readonly LabelledRecord[], he
   const asScored = (s: (typeof scored)[number]): Scored => ({
     source: s.r.source,
     label: s.r.label === 'spam' ? 1 : 0,
-    p: 1 / (1 + Math.exp(-s.z)),
+    p: sigmoid(s.z),
   });
   const linked = scored.filter((s) => s.links && s.r.source === 'forms');
   return {

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { loadModelFolder } from '../core/classifier/load.ts';
-import { Attribution, G_ROLE, G_STRUCTURE, ROLE_GROUPS } from '../core/classifier/attribution.ts';
+import { Attribution } from '../core/classifier/attribution.ts';
 import type { LinearClassifier } from '../core/classifier/linear-classifier.ts';
-import { FeatureExtractor, isEvidence } from '../core/features/index.ts';
+import { eligible, groupId } from '../core/classifier/reasoning.ts';
+import { logit, sigmoid } from '../core/classifier/sigmoid.ts';
+import { FeatureExtractor } from '../core/features/index.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { parseFlags, UsageError } from '../core/cli/usage.ts';
 import { latestLabels, readLabelledFile } from '../training/data/loaders.ts';
@@ -30,22 +32,13 @@ interface Scored {
 function score(c: LinearClassifier, x: FeatureExtractor, a: Attribution, r: LabelledRecord, status?: 'spam' | 'legitimate'): Scored {
   const { a: slope, b } = c.manifest.calibration;
   const f = x.extract(r.fields);
-  const p = 1 / (1 + Math.exp(-(slope * a.run(c.scorer, f, slope) + b)));
+  const p = sigmoid(slope * a.run(c.scorer, f, slope) + b);
   const own = p >= c.manifest.threshold ? 'spam' : 'legitimate';
   const sign = (status ?? own) === 'spam' ? 1 : -1;
   const toward = new Map<string, number>();
   for (let g = 0; g < a.groupCount; g++) {
-    if (a.first[g] === -1) continue;
-    let id: string;
-    if (g >= G_STRUCTURE) {
-      id = `s:${f.structure[g - G_STRUCTURE]}`;
-      if (!isEvidence(id.slice(2))) continue;
-    } else if (g >= G_ROLE) {
-      // Field words are named only towards spam (reasoning.ts, `eligible`).
-      if (sign < 0) continue;
-      id = `field:${ROLE_GROUPS[g - G_ROLE]}`;
-    } else id = ['wording', 'links', 'email'][g] as string;
-    toward.set(id, (a.net[g] as number) * sign);
+    if (a.first[g] === -1 || !eligible(f, g, sign)) continue;
+    toward.set(groupId(f, g), (a.net[g] as number) * sign);
   }
   return { status: own, toward };
 }
@@ -131,11 +124,10 @@ async function run(argv: string[]): Promise<void> {
   );
   console.log('|---:|---|---:|---:|---:|');
   const t = model.manifest.threshold;
-  const z = Math.log(t / (1 - t));
-  const prob = (v: number) => 1 / (1 + Math.exp(-v));
+  const z = logit(t);
   CUTOFFS.forEach((cut, i) => {
     const k = kept[i] as (typeof kept)[number];
-    const moved = `${fmt(prob(z - cut))}-${fmt(prob(z + cut))}`;
+    const moved = `${fmt(sigmoid(z - cut))}-${fmt(sigmoid(z + cut))}`;
     const stable = k.compared ? `${((100 * k.stable) / k.compared).toFixed(1)}%` : 'n/a';
     console.log(
       `| ${cut} | ${moved} | ${((100 * k.verdicts) / records.length).toFixed(1)}% | ${(k.named / records.length).toFixed(2)} | ${stable} |`,

@@ -13,7 +13,8 @@ import { seededRandom, shuffleInPlace } from './data/random.ts';
 import type { LabelledRecord } from './data/record.ts';
 import { trainLinear, type TrainingExample } from './model/train-linear.ts';
 import { foldScales, nbScales, scaleExamples, type NbScaling } from './model/nb-scale.ts';
-import { fitPlatt, sigmoid, thresholdForFpr, type Platt } from './model/calibrate.ts';
+import { fitPlatt, thresholdForFpr, type Platt } from './model/calibrate.ts';
+import { logit, sigmoid } from '../core/classifier/sigmoid.ts';
 import { evaluate, type Scored } from './model/metrics.ts';
 import { buildLayersModel } from './model/linear-model.ts';
 import { exportModel, TRAINED_ON_FILE } from './model/export.ts';
@@ -124,7 +125,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
     extractor,
     (x) => main.platt.a * main.scorer.logit(x) + main.platt.b,
     correctionSettings,
-    Math.log(main.threshold / (1 - main.threshold)),
+    logit(main.threshold),
   );
   const corrected = Object.keys(corrections.accounts).length;
   if (accountLabels > 0) opts.log(`per-account corrections: ${corrected} accounts with at least ${correctionSettings.minLabels} labels`);

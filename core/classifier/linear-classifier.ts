@@ -2,14 +2,11 @@ import type { FeatureExtractor } from '../features/index.ts';
 import type { LinearScorer } from './linear-scorer.ts';
 import type { Manifest } from './manifest.ts';
 import { Attribution } from './attribution.ts';
+import { sigmoid } from './sigmoid.ts';
 import { counterSignal, explain, sentence, withAccountSignal } from './reasoning.ts';
 import type { AccountCorrections } from './account-corrections.ts';
 import type { FormFields } from '../features/form-fields.ts';
 import type { Classifier, Score, Verdict } from './types.ts';
-
-function sigmoid(z: number): number {
-  return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
-}
 
 /** Featurize, score, calibrate, decide, explain: synchronous and allocation-light. */
 export class LinearClassifier implements Classifier {

@@ -125,7 +125,7 @@ function choose(f: Features, a: Attribution, sign: number, max: number): number 
   let n = 0;
   let linksGroup = false;
   for (let g = 0; g < a.groupCount; g++) {
-    if (first[g] === -1 || (toward[g] as number) < MATERIAL_LOGIT || !eligible(f, g, sign)) continue;
+    if (first[g] === -1 || (toward[g] as number) < MATERIAL_LOGIT || !nameable(f, g, sign)) continue;
     candidates[n++] = g;
     if (g === G_LINKS) linksGroup = true;
   }
@@ -162,14 +162,21 @@ function choose(f: Features, a: Attribution, sign: number, max: number): number 
  * or a property of nearly all text, and no length of a message with no words in it); the words of the name,
  * address and other fields only towards spam, where they are what the sender typed in the wrong place ("SEO" in
  * the name field). Towards legitimate they are a person's name ('haddad', 'rana'), an address's local part or a
- * form's own ids ('qv7nlp'): no evidence that a message is genuine. Any other group needs a feature to quote.
+ * form's own ids ('qv7nlp'): no evidence that a message is genuine. Any other group is of a kind that may be
+ * named; `explain` names it only if it also has a feature to quote. Exported so reports and tests rank by this rule.
  */
-function eligible(f: Features, g: number, sign: number): boolean {
+export function eligible(f: Features, g: number, sign: number): boolean {
   if (g >= G_STRUCTURE) {
     const id = f.structure[g - G_STRUCTURE] as string;
     return isEvidence(id) && !(id.startsWith('length=') && !messageHasWords(f));
   }
-  if (g >= G_ROLE && sign < 0) return false;
+  return !(g >= G_ROLE && sign < 0);
+}
+
+/** Whether `explain` can name group `g` for `sign`: eligible, and a structure fact or a group with a feature to quote. */
+function nameable(f: Features, g: number, sign: number): boolean {
+  if (!eligible(f, g, sign)) return false;
+  if (g >= G_STRUCTURE) return true;
   for (let j = 0; j < named.count; j++) if (named.group[j] === g && quotable(g, j)) return true;
   return false;
 }
@@ -222,7 +229,8 @@ function hasWord(hay: string, text: string, s: number, e: number): boolean {
   return false;
 }
 
-function groupId(f: Features, g: number): string {
+/** The id a signal of group `g` carries in a verdict: `s:<fact>`, `field:<role>`, 'links', 'email' or 'wording'. */
+export function groupId(f: Features, g: number): string {
   if (g >= G_STRUCTURE) return `s:${f.structure[g - G_STRUCTURE]}`;
   if (g >= G_ROLE) return `field:${ROLE_GROUPS[g - G_ROLE]}`;
   return g === G_LINKS ? 'links' : g === G_EMAIL ? 'email' : 'wording';

@@ -134,15 +134,14 @@ describe('per-account corrections, trained end to end', () => {
   });
 
   it("names the account's labels in the reasoning when they decided the verdict", () => {
+    // A promo the global model alone lets through (the figures above show it misses most of them).
     const promo = REST.find((i) => i.kind === 'promo' && none.classifier.classify({ comment: i.comment }).status === 'legitimate');
-    const flipped = promo ?? REST.find((i) => i.kind === 'promo');
-    const v = both.classifier.classify({ comment: flipped?.comment ?? '' }, 'strict');
+    expect(promo, 'a self-promotion the global model lets through').toBeDefined();
+    const v = both.classifier.classify({ comment: (promo as (typeof REST)[number]).comment }, 'strict');
+    // The account's labels decided, and the sentence says so first.
     expect(v.status).toBe('spam');
-    if (promo) {
-      // The global model alone let it through: the account's labels decided, and the sentence says so first.
-      expect(v.signals[0]?.id).toBe(ACCOUNT_SIGNAL_ID);
-      expect(v.reasoning).toMatch(/^Likely spam \(0\.\d\d\): your moderators' (labels on similar messages|earlier labels)/);
-    }
+    expect(v.signals[0]?.id).toBe(ACCOUNT_SIGNAL_ID);
+    expect(v.reasoning).toMatch(/^Likely spam \(0\.\d\d\): your moderators' (labels on similar messages|earlier labels)/);
     // The global model's own answer never names labels it does not have.
     for (const probe of PROBES) expect(both.classifier.classify(probe, 'no-labels').reasoning).not.toContain('moderators');
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadModelFolder } from '../../core/classifier/load.ts';
 import { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
+import { logit } from '../../core/classifier/sigmoid.ts';
 import { AccountCorrections } from '../../core/classifier/account-corrections.ts';
 import { FeatureExtractor } from '../../core/features/index.ts';
 import { repoRoot } from '../../service/config/env.ts';
@@ -43,13 +44,7 @@ function withAccounts(settings: CorrectionSettings, accounts: Record<string, rea
   const x = new FeatureExtractor(global.manifest.featureSettings);
   const { a, b } = global.manifest.calibration;
   const t = global.manifest.threshold;
-  const file = fitAccountCorrections(
-    new Map(Object.entries(accounts)),
-    x,
-    (v) => a * global.scorer.logit(v) + b,
-    settings,
-    Math.log(t / (1 - t)),
-  );
+  const file = fitAccountCorrections(new Map(Object.entries(accounts)), x, (v) => a * global.scorer.logit(v) + b, settings, logit(t));
   return new LinearClassifier(global.manifest, x, global.scorer, new AccountCorrections(file));
 }
 

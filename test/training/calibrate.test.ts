@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fitPlatt, sigmoid } from '../../training/model/calibrate.ts';
+import { fitPlatt } from '../../training/model/calibrate.ts';
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import { seededRandom } from '../../training/data/random.ts';
 
 describe('fitPlatt', () => {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_NB_SCALING, MIN_PER_CLASS, runTraining } from '../../training/pipeline.ts';
 import { loadClassifier } from '../../core/classifier/load.ts';
 import { manifestSchema } from '../../core/classifier/manifest.ts';
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import { repoRoot } from '../../service/config/env.ts';
 import { KEY, ORIGIN, testApp } from '../service/helpers.ts';
 import { FeatureExtractor } from '../../core/features/index.ts';
@@ -63,7 +64,7 @@ describe('npm run train on a small fixture', () => {
     const examples = loadDataDir(options.dataDir).records.map((r) => extractor.extractCopy(r.fields));
     const expected = predictReference(reference, examples);
     reference.dispose();
-    examples.forEach((e, i) => expect(1 / (1 + Math.exp(-classifier.scorer.logit(e)))).toBeCloseTo(expected[i] as number, 5));
+    examples.forEach((e, i) => expect(sigmoid(classifier.scorer.logit(e))).toBeCloseTo(expected[i] as number, 5));
     const app = await testApp({ classifier });
     try {
       const res = await app.inject({

@@ -2,7 +2,7 @@ import { FeatureExtractor } from '../../core/features/index.ts';
 import type { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
 import { binaryMetrics } from '../model/metrics.ts';
-import { sigmoid } from '../model/calibrate.ts';
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import { correctionLogit, fitAccountCorrection, type AccountExample } from '../model/account-correction.ts';
 import { pruned, type CorrectionSettings } from '../model/fit-account-corrections.ts';
 import type { Site } from './account-sites.ts';

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { binaryMetrics } from '../model/metrics.ts';
-import { sigmoid } from '../model/calibrate.ts';
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
 import { correctionLogit, DEFAULT_CORRECTION, fitAccountCorrection, type CorrectionOptions } from '../model/account-correction.ts';
 import { ARRIVAL_SEED, CURVE_STEPS } from './learning-curve.ts';

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import type { LabelledRecord } from '../data/record.ts';
 import { seededRandom, shuffleInPlace } from '../data/random.ts';
 import { LABEL_WEIGHTS } from '../data/loaders.ts';
-import { sigmoid } from '../model/calibrate.ts';
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import { binaryMetrics } from '../model/metrics.ts';
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
 import { fitAccountCorrection, correctionLogit } from '../model/account-correction.ts';

@@ -1,3 +1,5 @@
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
+
 /**
  * A per-account correction on top of a frozen global model: the account's log-odds are the global model's
  * calibrated log-odds plus a bias and a sparse weight per hashed feature, fitted on that account's labels alone
@@ -47,10 +49,6 @@ export const NO_CORRECTION: AccountCorrection = Object.freeze({
   weights: new Float32Array(0),
   labels: 0,
 });
-
-function sigmoid(z: number): number {
-  return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
-}
 
 /**
  * Fits the correction by full-batch Adam on the weighted logistic loss (averaged over the label weight) plus

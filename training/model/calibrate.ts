@@ -1,11 +1,9 @@
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
+
 /** Platt scaling: p = sigmoid(a * logit + b), fitted by Newton's method on held-out logits. */
 export interface Platt {
   readonly a: number;
   readonly b: number;
-}
-
-export function sigmoid(z: number): number {
-  return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
 }
 
 export function fitPlatt(logits: readonly number[], labels: readonly (0 | 1)[]): Platt {

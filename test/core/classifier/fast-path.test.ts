@@ -2,6 +2,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadClassifier, listModelVersions } from '../../../core/classifier/load.ts';
 import type { LinearClassifier } from '../../../core/classifier/linear-classifier.ts';
+import { sigmoid } from '../../../core/classifier/sigmoid.ts';
 import { repoRoot } from '../../../service/config/env.ts';
 import { FeatureExtractor } from '../../../core/features/index.ts';
 import { initBackend } from '../../../training/model/backend.ts';
@@ -37,7 +38,7 @@ describe('fast inference path', () => {
     let worst = 0;
     for (let i = 0; i < examples.length; i++) {
       const z = classifier.scorer.logit(examples[i] as SparseExample);
-      const p = 1 / (1 + Math.exp(-z));
+      const p = sigmoid(z);
       worst = Math.max(worst, Math.abs(p - (reference[i] as number)));
     }
     expect(worst).toBeLessThan(1e-5);

@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadClassifier } from '../../../core/classifier/load.ts';
 import type { LinearClassifier } from '../../../core/classifier/linear-classifier.ts';
-import { Attribution, G_ROLE, G_STRUCTURE, ROLE_GROUPS } from '../../../core/classifier/attribution.ts';
-import { MATERIAL_LOGIT } from '../../../core/classifier/reasoning.ts';
+import { Attribution } from '../../../core/classifier/attribution.ts';
+import { eligible, groupId, MATERIAL_LOGIT } from '../../../core/classifier/reasoning.ts';
 import { FeatureExtractor, isEvidence } from '../../../core/features/index.ts';
 import { repoRoot } from '../../../service/config/env.ts';
 import { loadDataDir, loadLabelledFile } from '../../../training/data/loaders.ts';
@@ -169,14 +169,7 @@ function nameableGroups(fields: Record<string, unknown>, status: string): string
   const sign = status === 'spam' ? 1 : -1;
   const groups: [string, number][] = [];
   for (let g = 0; g < a.groupCount; g++) {
-    if (a.first[g] === -1) continue;
-    let id: string;
-    if (g >= G_STRUCTURE) {
-      id = `s:${f.structure[g - G_STRUCTURE]}`;
-      if (!isEvidence(id.slice(2))) continue;
-    } else if (g >= G_ROLE) id = `field:${ROLE_GROUPS[g - G_ROLE]}`;
-    else id = ['wording', 'links', 'email'][g] as string;
-    groups.push([id, (a.net[g] as number) * sign]);
+    if (a.first[g] !== -1 && eligible(f, g, sign)) groups.push([groupId(f, g), (a.net[g] as number) * sign]);
   }
   return groups.sort((p, q) => q[1] - p[1]).map(([id]) => id);
 }

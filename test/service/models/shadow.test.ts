@@ -31,16 +31,21 @@ const SPAM = [
   'Earn $5000 a week from home!!! Crypto trading bot, click http://crypto-profit.example/join now, limited offer',
 ];
 
+/** Spam that neither model has seen in another test: queued for review as spam whether or not a shadow scores it. */
+const FRESH_SPAM = [
+  'BUY FOLLOWERS NOW!!! 10000 Instagram followers for $9, visit http://followers-cheap.example/order today, guaranteed $$$',
+  'Make $3000 a day with our casino bonus!!! click http://casino-bonus.example/win now, limited offer, act fast $$$',
+];
+
 let modelsDir: string;
 let labelsDir: string;
 let spool: Awaited<ReturnType<typeof tempDir>>;
 let review: Review;
-let app: FastifyInstance;
 let follower: ServingFollower;
 let redis: Redis;
-const registry = new Registry();
 const reviewPrefix = testPrefix('shadow-review');
-const shadowPrefix = testPrefix('shadow');
+const shadowPrefixes: string[] = [];
+const apps: FastifyInstance[] = [];
 const tenants = { current: parseTenants(JSON.stringify(tenantsFile(true)), 'test') };
 
 beforeAll(async () => {
@@ -53,12 +58,43 @@ beforeAll(async () => {
   await follower.slot.loaded;
   await follower.check();
   spool = await tempDir('shadow-spool');
-  review = startReview({ env: reviewEnv(REDIS_URL, spool.dir, reviewPrefix), log: silent, moderators: tenants, registry });
+  review = startReview({ env: reviewEnv(REDIS_URL, spool.dir, reviewPrefix), log: silent, moderators: tenants, registry: new Registry() });
   await until(async () => (await review.store.items.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
   redis = new Redis(REDIS_URL);
   // The sink skips pairs while its connection is not up (an outage must not pile them up in memory).
   await until(() => redis.status === 'ready', 'redis ready');
-  app = await buildApp({
+}, 60_000);
+
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await review?.close();
+  await deleteKeys(redis, reviewPrefix);
+  for (const prefix of shadowPrefixes) await deleteKeys(redis, `{${prefix}}`); // every shadow key carries its prefix as a hash tag
+  redis?.disconnect();
+  await spool?.remove();
+  rmSync(modelsDir, { recursive: true, force: true });
+  rmSync(labelsDir, { recursive: true, force: true });
+});
+
+/** Makes the serving record name `shadow` (or none) beside A, and waits until the follower serves it. */
+async function serve(shadow: string | null): Promise<void> {
+  await writeServingRecord(modelsDir, { active: A, previous: null, shadow, changedAt: new Date().toISOString(), changedBy: 'test' });
+  await follower.check();
+  expect(follower.slot.shadow?.modelVersion).toBe(shadow ?? undefined);
+}
+
+interface Live {
+  app: FastifyInstance;
+  registry: Registry;
+  shadowPrefix: string;
+}
+
+/** An app of its own for one test: its own metrics, and shadow counts under their own prefix. */
+async function liveApp(): Promise<Live> {
+  const registry = new Registry();
+  const shadowPrefix = testPrefix('shadow');
+  shadowPrefixes.push(shadowPrefix);
+  const app = await buildApp({
     tenants,
     serving: follower,
     maxEventLoopDelayMs: 0,
@@ -67,35 +103,43 @@ beforeAll(async () => {
     shadowSampleRate: 1,
     shadowSink: new RedisShadowSink(redis, shadowPrefix, silent),
   });
-}, 60_000);
+  apps.push(app);
+  return { app, registry, shadowPrefix };
+}
 
-afterAll(async () => {
-  await app?.close();
-  await review?.close();
-  await deleteKeys(redis, reviewPrefix);
-  await deleteKeys(redis, `{${shadowPrefix}}`); // every shadow key carries its prefix as a hash tag
-  redis?.disconnect();
-  await spool?.remove();
-  rmSync(modelsDir, { recursive: true, force: true });
-  rmSync(labelsDir, { recursive: true, force: true });
-});
+type Answer = { submissionId: string; status: string; modelVersion: string; message: string };
 
-async function verify(message: string): Promise<{ submissionId: string; status: string; modelVersion: string }> {
+/** Verifies the three legitimate and two spam messages with B as the shadow; waits until the shadow counted all five. */
+async function shadowTraffic(live: Live): Promise<Answer[]> {
+  await serve(B);
+  const answers: Answer[] = [];
+  for (const message of [...LEGITIMATE, ...SPAM]) answers.push({ ...(await verify(live.app, message)), message });
+  await until(async () => (await readFormCounts(redis, new ShadowKeys(live.shadowPrefix), A, B, 'acme'))[0]?.scored === 5, 'shadow counts written');
+  return answers;
+}
+
+/** The review item of `submissionId`, once it is queued: proof that the verification's hand-on has run. */
+async function queuedItem(submissionId: string) {
+  await review.sink.flush();
+  await until(async () => (await review.store.items.listPending('acme', {}, 0, 100)).some((i) => i.submissionId === submissionId), 'queued for review');
+  return (await review.store.items.listPending('acme', {}, 0, 100)).find((i) => i.submissionId === submissionId);
+}
+
+async function verify(app: FastifyInstance, message: string): Promise<{ submissionId: string; status: string; modelVersion: string }> {
   const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://example.com' }, payload: { apiKey: API_KEY, formId: 'contact', payload: { name: 'Sam', email: 'sam@example.com', message } } });
   expect(res.statusCode).toBe(200);
   return res.json();
 }
 
 describe('shadow scoring on live traffic (real Redis)', () => {
-  const answers: Array<{ submissionId: string; status: string; modelVersion: string; message: string }> = [];
-
   it('answers with the active model; counts both verdicts per account and form; queues disagreements with both verdicts', async () => {
-    for (const message of [...LEGITIMATE, ...SPAM]) answers.push({ ...(await verify(message)), message });
+    const live = await liveApp();
+    const { registry } = live;
+    const answers = await shadowTraffic(live);
     // The answers are the active model's; the shadow is never what the caller hears.
     expect(answers.map((a) => [a.modelVersion, a.status])).toEqual([...LEGITIMATE.map(() => [A, 'legitimate']), ...SPAM.map(() => [A, 'spam'])]);
 
-    const keys = new ShadowKeys(shadowPrefix);
-    await until(async () => (await readFormCounts(redis, keys, A, B, 'acme'))[0]?.scored === 5, 'shadow counts written');
+    const keys = new ShadowKeys(live.shadowPrefix);
     const [contact] = await readFormCounts(redis, keys, A, B, 'acme');
     expect(contact).toMatchObject({ formId: 'contact', scored: 5, agreed: 2, pairs: { 'legitimate>spam': 3, 'spam>spam': 2 } });
     // Both models compute the same spam probability (B only moved the threshold): the sums say so.
@@ -119,12 +163,14 @@ describe('shadow scoring on live traffic (real Redis)', () => {
   }, 60_000);
 
   it('shadow-report gives the agreement counts and each model\'s precision, recall and FPR on the moderators\' labels', async () => {
+    const live = await liveApp();
+    const answers = await shadowTraffic(live);
     // The moderators agree with the active model on all five (exported as labels:export writes them).
     const lines = answers.map((a) =>
       JSON.stringify({ submissionId: a.submissionId, accountId: 'acme', formId: 'contact', label: a.status, fields: { message: a.message }, labelledAt: new Date().toISOString(), moderatorId: 'alice' }),
     );
     writeFileSync(path.join(labelsDir, '2026-02-01.jsonl'), `${lines.join('\n')}\n`);
-    const r = await cli('cli/models.ts', ['shadow-report', '--account', 'acme', '--labels', labelsDir], { REDIS_URL, SHADOW_PREFIX: shadowPrefix });
+    const r = await cli('cli/models.ts', ['shadow-report', '--account', 'acme', '--labels', labelsDir], { REDIS_URL, SHADOW_PREFIX: live.shadowPrefix });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`shadow ${B} beside active ${A}`);
@@ -138,30 +184,35 @@ describe('shadow scoring on live traffic (real Redis)', () => {
     expect(r.stdout).toMatch(new RegExp(`shadow ${B} +${est('40.0')} +${est('100.0')} +${est('100.0')}`));
     expect(r.stdout).toMatch(/queued as disagreement \(3, not a sample of the traffic\): 0 labelled spam; right: active 3, shadow 0/);
 
-    const other = await cli('cli/models.ts', ['shadow-report', '--account', 'globex', '--labels', labelsDir], { REDIS_URL, SHADOW_PREFIX: shadowPrefix });
+    const other = await cli('cli/models.ts', ['shadow-report', '--account', 'globex', '--labels', labelsDir], { REDIS_URL, SHADOW_PREFIX: live.shadowPrefix });
     expect(other).toMatchObject({ code: 0, stdout: 'nothing shadowed for account globex\n' });
   }, 60_000);
 
-  it('scores nothing in the shadow at a sample rate of 0, and nothing once the shadow is off', async () => {
-    const before = (await registry.getSingleMetric('formguard_shadow_scored_total')?.get())?.values[0]?.value;
-    await writeServingRecord(modelsDir, { active: A, previous: null, shadow: null, changedAt: new Date().toISOString(), changedBy: 'test' });
-    await follower.check();
-    await verify(LEGITIMATE[0] as string);
-    await new Promise((r) => setTimeout(r, 50));
-    expect((await registry.getSingleMetric('formguard_shadow_scored_total')?.get())?.values[0]?.value).toBe(before);
+  it('scores nothing in the shadow once the shadow is off', async () => {
+    const { app, registry } = await liveApp();
+    await serve(null);
+    const answer = await verify(app, FRESH_SPAM[0] as string);
+    expect(answer).toMatchObject({ modelVersion: A, status: 'spam' });
+    // A scored submission is queued only after the shadow scored it, so once it is queued the shadow had its turn.
+    const item = await queuedItem(answer.submissionId);
+    expect(item?.shadow).toBeUndefined();
+    expect(await registry.metrics()).not.toMatch(/^formguard_shadow_scored_total\{/m);
+  });
 
+  it('scores nothing in the shadow at a sample rate of 0, though it loads the shadow', async () => {
     // Another instance with the shadow set but SHADOW_SAMPLE_RATE 0: it loads the shadow and scores nothing with it.
-    await writeServingRecord(modelsDir, { active: A, previous: null, shadow: B, changedAt: new Date().toISOString(), changedBy: 'test' });
+    await serve(B);
     const other = new ServingFollower({ modelsDir, log: silent });
     await other.slot.loaded;
     await other.check();
     expect(other.slot.shadow?.modelVersion).toBe(B);
     const otherRegistry = new Registry();
-    const zero = await buildApp({ tenants, serving: other, maxEventLoopDelayMs: 0, shadowSampleRate: 0, metricsRegistry: otherRegistry });
+    const zero = await buildApp({ tenants, serving: other, maxEventLoopDelayMs: 0, reviewSink: review.sink, shadowSampleRate: 0, metricsRegistry: otherRegistry });
     try {
-      const res = await zero.inject({ method: 'POST', url: '/v1/verify', headers: { origin: 'https://example.com' }, payload: { apiKey: API_KEY, formId: 'contact', payload: { message: LEGITIMATE[1] } } });
-      expect(res.json()).toMatchObject({ modelVersion: A });
-      await new Promise((r) => setTimeout(r, 50));
+      const answer = await verify(zero, FRESH_SPAM[1] as string);
+      expect(answer).toMatchObject({ modelVersion: A, status: 'spam' });
+      const item = await queuedItem(answer.submissionId);
+      expect(item?.shadow).toBeUndefined();
       expect(await otherRegistry.metrics()).not.toMatch(/^formguard_shadow_scored_total\{/m);
     } finally {
       await zero.close();
