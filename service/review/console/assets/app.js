@@ -528,7 +528,24 @@ function renderDetail(entry) {
   detail.append(fields);
 }
 
-async function mark(label) {
+// Label and undo run one after another: a key pressed while the last label's page refill is in flight waits for it
+// instead of being dropped (a moderator's quick "h" then "u" did nothing).
+let actions = Promise.resolve();
+function inTurn(action) {
+  const next = actions.then(action);
+  actions = next.catch(() => undefined);
+  return next;
+}
+
+function mark(label) {
+  return inTurn(() => markNow(label));
+}
+
+function undo() {
+  return inTurn(undoNow);
+}
+
+async function markNow(label) {
   if (state.selected.size > 0) return bulkMark(label);
   const item = state.current;
   if (!item || state.busy) return;
@@ -571,7 +588,7 @@ async function mark(label) {
   }
 }
 
-async function undo() {
+async function undoNow() {
   if (state.busy) return;
   state.busy = true;
   try {
