@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRedis } from '../../../service/config/redis.ts';
 import { RedisWatch } from '../../../service/config/redis-watch.ts';
 import { workerConnection } from '../../../service/review/connection.ts';
-import { captureLines, freePort, OwnRedis, silent, tempDir, until } from '../review/helpers.ts';
+import { captureLines, type OwnRedis, silent, startOwnRedis, until } from '../review/helpers.ts';
 
 // Redis servers of the test's own: restarted without persistence, filled to maxmemory, set to evict, out of client
 // slots. Each time /readyz's detail, the metrics and the log must say so.
@@ -13,16 +13,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function ownRedis(extra: string[] = []): Promise<OwnRedis> {
-  const data = await tempDir('redis-watch');
-  const server = new OwnRedis(await freePort(), data.dir);
-  await server.start(extra);
-  cleanups.push(async () => {
-    server.kill();
-    await data.remove();
-  });
-  return server;
-}
+const ownRedis = (extra: string[] = []): Promise<OwnRedis> => startOwnRedis('redis-watch', cleanups, extra);
 
 async function watching(server: OwnRedis, counts?: () => Promise<Record<string, number>>) {
   const redis = createRedis(server.url, silent);

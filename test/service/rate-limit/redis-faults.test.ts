@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import type { RateRule } from '../../../service/rate-limit/types.ts';
-import { freePort, OwnRedis, tempDir, until } from '../review/helpers.ts';
+import { type OwnRedis, startOwnRedis, until } from '../review/helpers.ts';
 
 // Redis servers of the test's own, made to refuse writes (maxmemory, noeviction), restarted without persistence, or
 // stopped: an account must never get more than its limit because Redis could not count.
@@ -17,16 +17,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function ownRedis(extra: string[] = []): Promise<OwnRedis> {
-  const data = await tempDir('rl-faults');
-  const server = new OwnRedis(await freePort(), data.dir);
-  await server.start(extra);
-  cleanups.push(async () => {
-    server.kill();
-    await data.remove();
-  });
-  return server;
-}
+const ownRedis = (extra: string[] = []): Promise<OwnRedis> => startOwnRedis('rl-faults', cleanups, extra);
 
 async function client(server: OwnRedis): Promise<Redis> {
   const redis = new Redis(server.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: () => 100 });

@@ -85,6 +85,22 @@ export async function freePort(): Promise<number> {
 }
 
 /** A throwaway redis-server of the test's own, to stop and start during traffic. */
+/** A redis-server of the test's own in a temporary folder, started; `cleanups` gets what kills it and removes the folder. */
+export async function startOwnRedis(
+  name: string,
+  cleanups: Array<() => Promise<void> | void>,
+  extra: readonly string[] = [],
+): Promise<OwnRedis> {
+  const data = await tempDir(name);
+  const server = new OwnRedis(await freePort(), data.dir);
+  await server.start(extra);
+  cleanups.push(async () => {
+    server.kill();
+    await data.remove();
+  });
+  return server;
+}
+
 export class OwnRedis {
   #proc: ChildProcess | undefined;
 
