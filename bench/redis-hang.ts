@@ -5,14 +5,13 @@
 // with the defaults (the admission limit is off in the first, as before it existed). Prints the latency of the
 // requests sent during the hang, and of those sent in the 2 s before it.
 import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
 import { percentile } from './lib/load.ts';
-import { freePort, startServer, stopServer } from './lib/processes.ts';
+import { freePort, startRedisServer, startServer, stopServer } from './lib/processes.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: string) => {
@@ -31,36 +30,8 @@ const CONFIGS: { name: string; env: Record<string, string> }[] = [
   { name: 'after (defaults)', env: {} },
 ];
 
-async function startRedis(dir: string): Promise<{ url: string; pid: number; stop: () => void }> {
-  const port = await freePort();
-  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], {
-    stdio: 'ignore',
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    const ok = await probe.connect().then(
-      () => probe.ping(),
-      () => undefined,
-    );
-    probe.disconnect();
-    if (ok === 'PONG') break;
-    if (i > 100) throw new Error('redis-server did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    pid: proc.pid as number,
-    stop: () => {
-      process.kill(proc.pid as number, 'SIGCONT');
-      proc.kill('SIGKILL');
-    },
-  };
-}
-
 async function runOne(name: string, env: Record<string, string>, tmp: string, tenantsFile: string, bodies: string[]) {
-  const redis = await startRedis(tmp);
+  const redis = await startRedisServer(tmp);
   const port = await freePort();
   const server = await startServer({
     name: 'verify',
@@ -124,7 +95,7 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
     await Promise.all(pending);
   } finally {
     await stopServer(server);
-    redis.stop();
+    await redis.stop();
   }
   const d = [...during].sort((a, b) => a - b);
   const b = [...beforeHang].sort((x, y) => x - y);

@@ -7,14 +7,14 @@
 // lets the review queue drain and samples INFO memory's used_memory. Prints the table, whether the last 20,000 added
 // under 10 MB, the verify outcomes and review counters from /metrics (answered, queued, spooled, dropped), and the
 // measured size of each per-account structure (MEMORY USAGE), which docs/operations.md's formula uses.
-import { execSync, spawn } from 'node:child_process';
+import { execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN } from './lib/bodies.ts';
-import { freePort, startServer, stopServer } from './lib/processes.ts';
+import { freePort, startRedisServer, startServer, stopServer } from './lib/processes.ts';
 import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
 
 const args = process.argv.slice(2);
@@ -116,40 +116,6 @@ function submission(i: number, rows: { spam: Row[]; legit: Row[] }, rand: () => 
   return JSON.stringify({ apiKey: BENCH_API_KEY, formId: BENCH_FORM_ID, payload: fields });
 }
 
-async function startRedis(dir: string): Promise<{ url: string; port: number; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const extra = [...(MAXMEMORY === '' ? [] : ['--maxmemory', MAXMEMORY]), ...(POLICY === '' ? [] : ['--maxmemory-policy', POLICY])];
-  const proc = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    probe.on('error', () => undefined);
-    const ok = await probe.connect().then(
-      () => probe.ping(),
-      () => undefined,
-    );
-    probe.disconnect();
-    if (ok === 'PONG') break;
-    if (i > 100) throw new Error('redis-server did not start');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    port,
-    stop: async () => {
-      const gone = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGKILL');
-      await gone;
-    },
-  };
-}
-
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
   return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? NaN);
@@ -228,7 +194,10 @@ async function main(): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'fg-redis-memory-'));
   console.log('building dist/ (npm run build) …');
   execSync('npm run build', { cwd: repoRoot, stdio: 'inherit' });
-  const redisServer = await startRedis(work);
+  const redisServer = await startRedisServer(work, [
+    ...(MAXMEMORY === '' ? [] : ['--maxmemory', MAXMEMORY]),
+    ...(POLICY === '' ? [] : ['--maxmemory-policy', POLICY]),
+  ]);
   const redis = new Redis(redisServer.url);
   const port = await freePort();
   const adminPort = await freePort();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
 
 /** A server started as its own process (`node dist/server.js` as `npm start` runs it, or node + tsx for a .ts entry), with its start-to-ready time. */
 export interface Started {
@@ -88,4 +89,49 @@ export function rssMiB(pid: number): number {
   const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (m === null) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]) / 1024;
+}
+
+/** A redis-server of the bench's own on a free loopback port: nothing kept on disk (`dir` only for its working files). */
+export interface OwnRedisServer {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  /** Kills it (after a SIGCONT, in case a bench stopped it) and waits for the process to be gone. */
+  stop(): Promise<void>;
+}
+
+export async function startRedisServer(dir: string, extra: readonly string[] = []): Promise<OwnRedisServer> {
+  const port = await freePort();
+  const proc = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, ...extra],
+    {
+      stdio: 'ignore',
+    },
+  );
+  const url = `redis://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    probe.on('error', () => undefined);
+    const ok = await probe.connect().then(
+      () => probe.ping(),
+      () => undefined,
+    );
+    probe.disconnect();
+    if (ok === 'PONG') break;
+    if (i > 100) throw new Error('redis-server did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    port,
+    pid: proc.pid as number,
+    stop: async () => {
+      if (proc.exitCode !== null) return;
+      const gone = new Promise((r) => proc.once('exit', r));
+      process.kill(proc.pid as number, 'SIGCONT');
+      proc.kill('SIGKILL');
+      await gone;
+    },
+  };
 }
