@@ -8,7 +8,7 @@ import { cpuMicros } from './cpu.ts';
 import { load, type LoadResult } from './load.ts';
 import { freePort, startServer, stopServer, type Started } from './processes.ts';
 import { meanInterval, median, type Interval } from './stats.ts';
-import { writeBenchTenants } from './tenants.ts';
+import { benchServiceEnv, writeBenchTenants } from './tenants.ts';
 
 /** What `npm run bench -- --ab <rev>` measured: the bundled service of `rev` (A) against the working tree's (B), under load. */
 export interface ServiceAbReport {
@@ -116,17 +116,8 @@ export async function runServiceAb(opts: {
   try {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
     const tenantsFile = writeBenchTenants(tmp);
-    const env = (port: number): NodeJS.ProcessEnv => ({
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      // As the standard bench and production: one log line per request (to /dev/null here).
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_PORT: 'off',
-      TENANTS_FILE: tenantsFile,
-    });
+    // As the standard bench and production: one log line per request (to /dev/null here).
+    const env = (port: number): NodeJS.ProcessEnv => benchServiceEnv(port, tenantsFile, { LOG_LEVEL: 'info' });
     const start = async (name: string, cwd: string, entry: string) => {
       const port = await freePort();
       const s = await startServer({
