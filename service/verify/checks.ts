@@ -87,10 +87,12 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
   deps.traffic?.record(owner.accountId, form.id, verdict.status);
   const shadow = deps.model.shadow;
   const sampling = deps.shadow;
-  const shadowed =
-    shadow !== undefined && sampling !== undefined && sampling.sampleRate > 0 && (sampling.random ?? Math.random)() < sampling.sampleRate;
+  const shadowing =
+    shadow !== undefined && sampling !== undefined && sampling.sampleRate > 0 && (sampling.random ?? Math.random)() < sampling.sampleRate
+      ? { shadow, sampling }
+      : undefined;
   // Nothing to hand on (no review queue, not sampled for the shadow): no item, no timestamp, on the hot path.
-  if (!shadowed && deps.reviewSink === undefined) return { kind: 'verdict', verdict, submissionId };
+  if (shadowing === undefined && deps.reviewSink === undefined) return { kind: 'verdict', verdict, submissionId };
   const item: ReviewItem = {
     submissionId,
     accountId: owner.accountId,
@@ -100,9 +102,9 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
     verdict,
     receivedAt: new Date().toISOString(),
   };
-  if (shadowed) {
+  if (shadowing !== undefined) {
     // setImmediate runs after this turn's I/O, the answer's write included: the shadow never delays an answer.
-    setImmediate(() => scoreInShadow(deps, sampling as ShadowScoring, shadow as Classifier, item));
+    setImmediate(() => scoreInShadow(deps, shadowing.sampling, shadowing.shadow, item));
   } else {
     offerForReview(deps, item);
   }
