@@ -43,6 +43,7 @@ export class RedisWatch {
   readonly #onReady = () => void this.check();
   #memory: Memory | undefined;
   #runId: string | undefined;
+  #checking: Promise<void> | undefined;
   #sentinelSeen = false;
   #lastCounts: Record<string, number> | undefined;
   #lastKeys: number | undefined;
@@ -144,8 +145,18 @@ export class RedisWatch {
     return problems;
   }
 
-  /** Reads memory, policy, identity and the sentinel; logs what changed. Never throws. */
-  async check(): Promise<void> {
+  /**
+   * Reads memory, policy, identity and the sentinel; logs what changed. Never throws. Calls made while one runs (the
+   * reconnect's, the interval's, a caller's) share it: two at once would both find the sentinel gone and count one loss twice.
+   */
+  check(): Promise<void> {
+    this.#checking ??= this.#check().finally(() => {
+      this.#checking = undefined;
+    });
+    return this.#checking;
+  }
+
+  async #check(): Promise<void> {
     const redis = this.#o.redis;
     if (redis.status !== 'ready') return;
     try {
