@@ -14,7 +14,14 @@ let others: ReviewJob[];
 beforeAll(async () => {
   f = await consoleApp();
   const t = Date.now() - 3_600_000;
-  flood = Array.from({ length: 200 }, (_, i) => fakeJob({ receivedAt: new Date(t + i * 1_000).toISOString(), fields: floodFields(i) }));
+  flood = Array.from({ length: 200 }, (_, i) =>
+    fakeJob({
+      receivedAt: new Date(t + i * 1_000).toISOString(),
+      fields: floodFields(i),
+      // The highest id: first among labels of the same time in the history, so its row is on the history's first page.
+      ...(i === 0 ? { submissionId: 'ffffffff-ffff-4fff-bfff-ffffffffffff' } : {}),
+    }),
+  );
   others = VARIED_MESSAGES.map((message, i) =>
     fakeJob({
       receivedAt: new Date(t + i * 10_000 + 500).toISOString(),
@@ -96,6 +103,30 @@ describe('similar submissions in the console', () => {
       await page.locator('#toast', { hasText: 'Bulk label undone: 201 item(s) back' }).waitFor();
       expect(await f.review.store.items.counts('acme')).toEqual({ pending: 21, labelled: 0 });
       expect(await page.locator(`#list li[data-id="${leader()}"] .badge.group`).textContent()).toBe('×200 similar');
+    });
+  });
+
+  it('undoes the group as one from the history: the leader row takes back its members labels of that action', async () => {
+    await withPage(f.browser, { viewport: { width: 1280, height: 900 } }, async (page) => {
+      await signInToConsole(page, f.base, ACME_TOKEN);
+      await page.locator(`#list li[data-id="${leader()}"]`).click();
+      await page.locator('#list').focus();
+      await page.keyboard.press('s');
+      await page.locator('#toast', { hasText: 'Labelled 200 similar spam' }).waitFor();
+      // Another moderator's label of one member since: it stays.
+      await f.review.store.labels.label('acme', flood[7]!.submissionId, 'legitimate', 'bob');
+
+      await page.click('#view-history');
+      await page.locator(`#history-table tr[data-id="${leader()}"] button.undo-label`).click();
+      await page.locator('#toast', { hasText: 'Label undone with 198 similar submission(s) labelled in the same action' }).waitFor();
+      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 21, labelled: 1 });
+      expect(await f.review.store.labels.getLabel('acme', flood[7]!.submissionId)).toMatchObject({
+        label: 'legitimate',
+        moderatorId: 'bob',
+      });
+      await page.click('#view-queue');
+      await page.locator(`#list li[data-id="${leader()}"] .badge.group`, { hasText: '×200 similar' }).waitFor();
+      expect(await page.locator('#list li[data-id]').count()).toBe(21);
     });
   });
 });
