@@ -5,7 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SHADOW_PREFIX } from '../../core/classifier/shadow-store.ts';
 import { DEFAULT_ACCEPT_FIRST_MS, DEFAULT_TURN_BUDGET_MS } from '../verify/admission.ts';
-import { DEFAULT_KEEP_FIELDS_MAX, DEFAULT_LOOKUP_MAX } from '../review/store/context.ts';
+import { DEFAULT_KEEP_FIELDS_MAX, DEFAULT_LOOKUP_MAX, DEFAULT_NEAR_GROUPS_MAX, DEFAULT_NEAR_MEMBERS_MAX } from '../review/store/context.ts';
 
 // Empty strings from shells and .env files mean "unset", not "invalid".
 const unsetIfEmpty = <T extends z.ZodType>(schema: T) =>
@@ -196,6 +196,9 @@ export const envSchema = z.object({
   REVIEW_MAX_FIELD_BYTES: number(16 * 1024).pipe(z.number().int().positive()),
   REVIEW_CAMPAIGN_WINDOW_SECONDS: number(600).pipe(z.number().int().min(0)),
   REVIEW_MAX_PENDING: number(10_000).pipe(z.number().int().min(0)),
+  // Similar submissions grouped per account (docs/operations.md, "Review floods"): leaders in the band index, members kept.
+  REVIEW_NEAR_GROUPS_MAX: number(DEFAULT_NEAR_GROUPS_MAX).pipe(z.number().int().min(0)),
+  REVIEW_NEAR_MEMBERS_MAX: number(DEFAULT_NEAR_MEMBERS_MAX).pipe(z.number().int().min(0)),
   // Per-account caps on what the review store keeps per submission (besides its age): docs/operations.md sizes them.
   REVIEW_KEEP_FIELDS_MAX: number(DEFAULT_KEEP_FIELDS_MAX).pipe(z.number().int().min(0)),
   REVIEW_LOOKUP_MAX: number(DEFAULT_LOOKUP_MAX).pipe(z.number().int().min(0)),

@@ -26,8 +26,11 @@ export const openApi = fp(
   { name: 'formguard-openapi', fastify: '5.x' },
 );
 
+/** A route whose request parts, or answers, are zod schemas (a route may describe only its answer, as GET /review/api/me). */
 function usesZod(schema: object | undefined): boolean {
-  return schema !== undefined && Object.values(schema).some((part) => part instanceof ZodType);
+  if (schema === undefined) return false;
+  const { response, ...parts } = schema as { response?: Record<string, unknown> };
+  return [...Object.values(parts), ...Object.values(response ?? {})].some((part) => part instanceof ZodType);
 }
 
 /**

@@ -43,7 +43,13 @@ export type ReviewEnv = ReviewRedisEnv &
   Partial<
     Pick<
       Env,
-      'REVIEW_CAMPAIGN_WINDOW_SECONDS' | 'REVIEW_MAX_PENDING' | 'REVIEW_KEEP_FIELDS_MAX' | 'REVIEW_LOOKUP_MAX' | 'REVIEW_MAX_LABELLED'
+      | 'REVIEW_CAMPAIGN_WINDOW_SECONDS'
+      | 'REVIEW_MAX_PENDING'
+      | 'REVIEW_NEAR_GROUPS_MAX'
+      | 'REVIEW_NEAR_MEMBERS_MAX'
+      | 'REVIEW_KEEP_FIELDS_MAX'
+      | 'REVIEW_LOOKUP_MAX'
+      | 'REVIEW_MAX_LABELLED'
     >
   >;
 
@@ -101,6 +107,8 @@ export function startReview(setup: ReviewSetup): Review {
     keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
     campaignWindowMs: (env.REVIEW_CAMPAIGN_WINDOW_SECONDS ?? ENV_DEFAULTS.REVIEW_CAMPAIGN_WINDOW_SECONDS) * 1000,
     maxPending: env.REVIEW_MAX_PENDING ?? ENV_DEFAULTS.REVIEW_MAX_PENDING,
+    nearGroupsMax: env.REVIEW_NEAR_GROUPS_MAX ?? ENV_DEFAULTS.REVIEW_NEAR_GROUPS_MAX,
+    nearMembersMax: env.REVIEW_NEAR_MEMBERS_MAX ?? ENV_DEFAULTS.REVIEW_NEAR_MEMBERS_MAX,
     onEvicted: (n) => metrics.evicted.inc(n),
     keepFieldsMax: env.REVIEW_KEEP_FIELDS_MAX ?? ENV_DEFAULTS.REVIEW_KEEP_FIELDS_MAX,
     keepFieldsMaxFor: (accountId) => setup.accountPolicy?.(accountId)?.keepFieldsMax,

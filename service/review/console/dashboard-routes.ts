@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { dashboard } from '../dashboard/dashboard.ts';
+import { dashboardAnswer } from './answer-schemas.ts';
 import type { ConsoleApi } from './console-api.ts';
 
 /** Chart.js's browser build, served from node_modules with the console: no CDN, so it works offline. */
@@ -37,6 +38,7 @@ export async function dashboardRoutes(app: FastifyInstance, api: ConsoleApi, ret
         tags: ['review console'],
         summary: 'What the filter did for the account, per form and day, with estimates from labels',
         querystring: query,
+        response: { 200: dashboardAnswer },
       },
     },
     async (request) => {
@@ -48,7 +50,16 @@ export async function dashboardRoutes(app: FastifyInstance, api: ConsoleApi, ret
         band: policy.band,
         now: api.now(),
       });
-      return { ...d, band: policy.band, sampleRate: policy.sampleRate, forms: d.forms, allForms: await api.store.items.forms(m.accountId) };
+      // Spread: a loose schema object takes any further count a form's summary gains.
+      return {
+        ...d,
+        days: d.days.map((x) => ({ ...x })),
+        forms: d.forms.map((f) => ({ ...f })),
+        total: { ...d.total },
+        band: policy.band,
+        sampleRate: policy.sampleRate,
+        allForms: await api.store.items.forms(m.accountId),
+      };
     },
   );
 }

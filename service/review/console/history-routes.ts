@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { labelHowSchema, labelSchema } from '../../../core/labels/records.ts';
-import { undoLabel } from '../store/undo-label.ts';
+import { undoLabelWithGroup } from './group-label.ts';
 import type { ConsoleApi } from './console-api.ts';
 import { history } from './history.ts';
 
@@ -40,6 +40,7 @@ const counts = z.object({ pending: z.number().int(), labelled: z.number().int() 
 const undoAnswer = z.object({
   kind: z.enum(['undone', 'restored', 'changed', 'gone']),
   by: z.string().optional(),
+  members: z.number().int().describe('labels of the same action taken back with a group leader’s (its similar submissions)'),
   counts,
 });
 
@@ -78,10 +79,10 @@ export function historyRoutes(app: FastifyInstance, api: ConsoleApi): void {
     },
     async (request) => {
       const m = api.who(request);
-      const result = await undoLabel(api.store, m.accountId, request.params.id, request.body.seen);
+      const result = await undoLabelWithGroup(api.store, m.accountId, request.params.id, request.body.seen);
       if (result.kind === 'undone' || result.kind === 'restored')
         request.log.info(
-          { accountId: m.accountId, moderatorId: m.moderatorId, submissionId: request.params.id },
+          { accountId: m.accountId, moderatorId: m.moderatorId, submissionId: request.params.id, members: result.members },
           'review: label undone from the history',
         );
       return { ...result, counts: await api.store.items.counts(m.accountId) };

@@ -33,12 +33,24 @@ const reportBody = z.object({
 });
 const tags = ['review console'];
 const count = z.number().int();
+/** Similar submissions grouped with a row's item: one label labels them all, one undo takes that back. */
+export const groupSchema = z
+  .object({
+    size: count.describe(
+      'how many similar submissions the row stands for (same template, names, numbers and links varied), itself included',
+    ),
+    examples: z
+      .array(z.object({ submissionId: z.string(), message: z.string(), email: z.string().nullable() }))
+      .describe('a few of the others, oldest first'),
+  })
+  .describe('the group of similar submissions this row leads; size 1 when it leads none');
 /** One list row, as the page reads it: the stored item, what the row shows first, and its label. */
 const rowSchema = reviewJobSchema.extend({
   message: z.string().describe('the field the row shows: the message, else the longest text'),
   email: z.string().nullable().describe("the sender's e-mail when a field holds one"),
   queued: z.boolean().describe('false for a submission that was not queued, whose fields were kept for reporting a miss'),
   campaign: count.describe('how many identical submissions this row stands for, itself included'),
+  group: groupSchema,
   label: z.object({ label: labelSchema, moderatorId: z.string(), labelledAt: z.string(), labelId: z.string().nullable() }).nullable(),
 });
 const listAnswer = z.object({
@@ -56,7 +68,9 @@ const listAnswer = z.object({
 });
 
 /** A list row: the item as stored, with what the row shows first (the message, the sender's address). */
-export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['label']; queued: boolean; campaign?: number }) {
+export function row(
+  entry: ListEntry | { item: ReviewJob; label?: ListEntry['label']; queued: boolean; campaign?: number; group?: ListEntry['group'] },
+) {
   const { message, email } = messageOf(entry.item.fields);
   const l = entry.label;
   return {
@@ -65,7 +79,20 @@ export function row(entry: ListEntry | { item: ReviewJob; label?: ListEntry['lab
     email: email ?? null,
     queued: entry.queued,
     campaign: entry.campaign ?? 1,
+    group: groupView(entry.group),
     label: l === undefined ? null : { label: l.label, moderatorId: l.moderatorId, labelledAt: l.labelledAt, labelId: l.labelId ?? null },
+  };
+}
+
+/** A group as the page reads it: its size, and each example's message and sender. */
+export function groupView(group: ListEntry['group'] | undefined): z.infer<typeof groupSchema> {
+  if (group === undefined) return { size: 1, examples: [] };
+  return {
+    size: group.size,
+    examples: group.examples.map((item) => {
+      const { message, email } = messageOf(item.fields);
+      return { submissionId: item.submissionId, message, email: email ?? null };
+    }),
   };
 }
 
@@ -119,7 +146,9 @@ export function listRoutes(app: FastifyInstance, api: ConsoleApi): void {
     },
     async (request) => {
       const m = api.who(request);
-      const result = await api.store.bulk.label(m.accountId, request.body.ids, request.body.label, m.moderatorId);
+      // A row that leads a group of similar submissions stands for all of them: they are labelled in the same action.
+      const ids = await api.store.near.expand(m.accountId, request.body.ids);
+      const result = await api.store.bulk.label(m.accountId, ids, request.body.label, m.moderatorId);
       logBulk(request, m, result.labelled, request.body.label);
       return { ...result, counts: await api.store.items.counts(m.accountId) };
     },

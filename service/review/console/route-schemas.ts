@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { labelRecordSchema, labelSchema } from '../../../core/labels/records.ts';
+import { itemAnswer, meAnswer } from './answer-schemas.ts';
 
 // One zod object per request part: it validates the request (fastify-type-provider-zod), types the handler, and is
 // shown in the OpenAPI document.
@@ -21,8 +22,11 @@ const tags = ['review console'];
 export const reviewSchemas = {
   signIn: { schema: { tags, summary: 'Sign in with a moderator token', body: signInBody }, invalid: 'Send {"token": "<moderator token>"}' },
   signOut: { schema: { tags, summary: 'End this session' } },
-  me: { schema: { tags, summary: 'The signed-in moderator, their counts and forms' } },
-  item: { schema: { tags, summary: 'One submission of this account', params: idParams }, invalid: 'A submissionId is a UUID' },
+  me: { schema: { tags, summary: 'The signed-in moderator, their counts and forms', response: { 200: meAnswer } } },
+  item: {
+    schema: { tags, summary: 'One submission of this account', params: idParams, response: { 200: itemAnswer } },
+    invalid: 'A submissionId is a UUID',
+  },
   label: {
     schema: { tags, summary: 'Label (or relabel) a submission', params: idParams, body: labelBody },
     invalid: 'Send {"label": "spam" | "legitimate"} for a submissionId',

@@ -15,7 +15,8 @@ import type { ReviewStore } from '../store/review-store.ts';
 import type { ReviewPolicy } from '../intake/policy.ts';
 import type { ConsoleApi } from './console-api.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
-import { listRoutes, row } from './list-routes.ts';
+import { groupView, listRoutes, row } from './list-routes.ts';
+import { labelGroup } from './group-label.ts';
 import { historyRoutes } from './history-routes.ts';
 
 // Says how to turn the console on, not only that it is off.
@@ -209,7 +210,8 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       const entry = await opts.store.items.get(m.accountId, request.params.id);
       if (entry === undefined) throw new HttpError(404, 'No such submission for this account (or it is past retention)');
       const { message, email } = row(entry);
-      return { ...entry, message, email, keepFieldsDays: opts.keepFieldsDays };
+      const group = groupView(await opts.store.near.group(m.accountId, request.params.id));
+      return { ...entry, message, email, group, keepFieldsDays: opts.keepFieldsDays };
     });
 
     api.post('/api/items/:id/label', { ...label, config: { invalid: label.invalid }, bodyLimit: 4096 }, async (request, reply) => {
@@ -217,14 +219,22 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
       const { id } = request.params;
       const body = request.body;
       let record;
+      let labelled = 1;
       try {
-        record = await opts.store.labels.label(
-          m.accountId,
-          id,
-          body.label,
-          m.moderatorId,
-          body.expected === undefined ? {} : { expected: body.expected },
-        );
+        // A pending row that leads a group of similar submissions: one label for the group, one undo takes it back.
+        const group =
+          body.expected === undefined || body.expected === null
+            ? await labelGroup(opts.store, m.accountId, id, body.label, m.moderatorId)
+            : undefined;
+        if (group !== undefined) ({ record, labelled } = group);
+        else
+          record = await opts.store.labels.label(
+            m.accountId,
+            id,
+            body.label,
+            m.moderatorId,
+            body.expected === undefined ? {} : { expected: body.expected },
+          );
       } catch (err) {
         if (!(err instanceof LabelConflictError)) throw err;
         // Someone else labelled (or undid) it since this moderator saw it: say what it is now and change nothing.
@@ -244,8 +254,12 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
           'Not labelled: no such submission for this account within retention, or its fields were not kept (paste them to report it)',
         );
       }
-      request.log.info({ accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label }, 'review: labelled');
+      request.log.info(
+        { accountId: m.accountId, moderatorId: m.moderatorId, submissionId: id, label: body.label, labelled },
+        'review: labelled',
+      );
       return {
+        labelled,
         label: record.label,
         labelId: record.labelId,
         labelledAt: record.labelledAt,

@@ -3,6 +3,7 @@ import type { Label } from '../../../core/labels/records.ts';
 import type { ReviewJob } from '../intake/job-schema.ts';
 import { DAY_MS, type StoreContext } from './context.ts';
 import { labelRecordOf } from './label-record.ts';
+import { NearGroups } from './near-groups.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
 
 /** Items per script call: each stays short, so other clients are not held up by a large action. */
@@ -27,7 +28,10 @@ export interface ConfirmFilter {
 
 /** Bulk labels of pending items, each item atomic, the action one entry of the moderator's undo list. */
 export class BulkLabels {
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly near: NearGroups = new NearGroups(ctx),
+  ) {}
 
   /** How many pending `spam` verdicts at or above `min` confidence (of the form, when given) a confirm-all takes. */
   async confirmPreview(accountId: string, f: ConfirmFilter): Promise<{ matching: number; takes: number }> {
@@ -99,9 +103,11 @@ export class BulkLabels {
     let head = entry;
     let undone = 0;
     let relabelled = 0;
+    // A group labelled as one goes back as one: its leader to pending, its members into its group (one row again).
+    const undoing = new Set(ids);
     for (let i = 0; i < ids.length || head !== ''; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
-      const items = await this.ctx.items(k, chunk);
+      const [items, grouped] = await Promise.all([this.ctx.items(k, chunk), this.near.grouped(k, chunk, undoing)]);
       const keys: string[] = [k.undo(moderatorId), k.labelled(), k.unexported(), k.withdrawals(), k.batch(batchId)];
       const args: (string | number)[] = [head, moderatorId, labelledAt, this.ctx.now()];
       chunk.forEach((id, j) => {
@@ -114,6 +120,7 @@ export class BulkLabels {
           item === undefined ? 0 : Date.parse(item.receivedAt),
           item?.verdict.confidence ?? 0,
           item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt),
+          grouped[j] === true ? '1' : '0',
         );
       });
       const r = (await evalScript(this.ctx.redis, SCRIPTS.bulkUndo, keys.length, ...keys, ...args)) as number[];

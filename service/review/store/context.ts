@@ -12,6 +12,9 @@ export const DEFAULT_CAP = 10_000;
  */
 export const DEFAULT_KEEP_FIELDS_MAX = 5_000;
 export const DEFAULT_LOOKUP_MAX = 5_000;
+/** The default near-duplicate caps per account (REVIEW_NEAR_GROUPS_MAX, REVIEW_NEAR_MEMBERS_MAX): docs/operations.md. */
+export const DEFAULT_NEAR_GROUPS_MAX = 1_000;
+export const DEFAULT_NEAR_MEMBERS_MAX = 5_000;
 
 export interface StoreOptions {
   readonly prefix: string;
@@ -22,6 +25,10 @@ export interface StoreOptions {
   readonly campaignWindowMs?: number;
   /** Most pending items one account keeps; older low-value ones are evicted past it. 0: no cap. */
   readonly maxPending?: number;
+  /** Most group leaders an account keeps in its near-duplicate band index (REVIEW_NEAR_GROUPS_MAX). */
+  readonly nearGroupsMax?: number;
+  /** Most grouped near-duplicates an account keeps out of its pending list (REVIEW_NEAR_MEMBERS_MAX). 0: never grouped. */
+  readonly nearMembersMax?: number;
   /** Told how many items each ingest evicted (for the metric). */
   readonly onEvicted?: (count: number) => void;
   /** Most submissions not queued whose fields an account keeps (the newest; REVIEW_KEEP_FIELDS_MAX). 0: none. */
@@ -45,6 +52,8 @@ export class StoreContext {
   readonly now: () => number;
   readonly campaignWindowMs: number;
   readonly maxPending: number;
+  readonly nearGroupsMax: number;
+  readonly nearMembersMax: number;
   readonly onEvicted: (count: number) => void;
   readonly lookupMax: number;
   readonly maxLabelled: number;
@@ -58,6 +67,8 @@ export class StoreContext {
   ) {
     this.campaignWindowMs = opts.campaignWindowMs ?? 0;
     this.maxPending = opts.maxPending ?? 0;
+    this.nearGroupsMax = opts.nearGroupsMax ?? DEFAULT_NEAR_GROUPS_MAX;
+    this.nearMembersMax = opts.nearMembersMax ?? DEFAULT_NEAR_MEMBERS_MAX;
     this.onEvicted = opts.onEvicted ?? (() => undefined);
     this.#keepFieldsMax = opts.keepFieldsMax ?? DEFAULT_KEEP_FIELDS_MAX;
     this.#keepFieldsMaxFor = opts.keepFieldsMaxFor ?? (() => undefined);

@@ -3,6 +3,7 @@ import { reviewJobSchema, type ReviewJob } from '../intake/job-schema.ts';
 import { parseJson, type StoreContext } from './context.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
 import { fingerprint } from './fingerprint.ts';
+import { NearGroups } from './near-groups.ts';
 import { searchLine } from './search-line.ts';
 import { TurnBatch } from './turn-batch.ts';
 
@@ -10,7 +11,7 @@ import { TurnBatch } from './turn-batch.ts';
 export const MAX_CAMPAIGN_IDS = 100;
 const LISTED_FOR_MS = 60_000;
 
-export type IngestResult = 'stored' | 'merged' | 'duplicate' | 'expired';
+export type IngestResult = 'stored' | 'merged' | 'grouped' | 'duplicate' | 'expired';
 
 /** A campaign: the submissions merged into one item, its own included. */
 export interface Campaign {
@@ -39,12 +40,22 @@ export interface ReviewCounts {
 
 /** Intake and reads: items arrive from the queue, the console lists and looks them up. */
 export class ItemStore {
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly near: NearGroups = new NearGroups(ctx),
+  ) {}
 
+  /**
+   * Stores a queued submission: 'grouped' with a similar pending item (near-groups.ts: an item of its own, listed as
+   * that item's group), else 'merged' into an identical pending item's campaign, else 'stored' as an item and row.
+   */
   async ingest(job: ReviewJob): Promise<IngestResult> {
     const { redis, keys } = this.ctx;
     const k = keys.forAccount(job.accountId);
     await redis.sadd(keys.accounts(), job.accountId);
+    const near = await this.near.join(job);
+    if (near === 'grouped') return 'grouped';
+    if (near === 'duplicate') return 'duplicate';
     const receivedAt = Date.parse(job.receivedAt);
     const print = fingerprint(job);
     const [code, evicted] = (await evalScript(

@@ -3,6 +3,7 @@ import { DAY_MS, parseLabel, type StoreContext } from './context.ts';
 import { BATCH_ENTRY, type BulkLabels } from './bulk.ts';
 import type { ItemStore } from './items.ts';
 import { labelRecordOf } from './label-record.ts';
+import { NearGroups } from './near-groups.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
 
 /**
@@ -49,6 +50,7 @@ export class LabelStore {
     private readonly ctx: StoreContext,
     private readonly items: ItemStore,
     private readonly bulk: BulkLabels,
+    private readonly near: NearGroups = new NearGroups(ctx),
   ) {}
 
   getLabel(accountId: string, submissionId: string): Promise<LabelRecord | undefined> {
@@ -161,6 +163,7 @@ export class LabelStore {
         item === undefined ? 0 : this.ctx.expiresAt(item.receivedAt),
         this.ctx.now(),
         item?.verdict.confidence ?? 0,
+        (await this.near.grouped(k, [submissionId]))[0] === true ? '1' : '0',
       )) as [number, string?];
       if (code === 1 || code === 2) return { kind: 'undone', submissionId };
       // Refuse rather than skip: undoing an older label instead would change something the moderator did not mean to.

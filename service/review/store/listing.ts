@@ -5,6 +5,7 @@ import { queryWords } from '../text/words.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
 import { parseJson, parseLabel, type StoreContext } from './context.ts';
 import type { AccountKeys } from './keys.ts';
+import { NearGroups } from './near-groups.ts';
 
 export type ListSort = 'oldest' | 'newest' | 'confidence-high' | 'confidence-low';
 
@@ -28,6 +29,8 @@ export interface ListEntry {
   readonly queued: boolean;
   /** How many identical submissions this item stands for (a campaign merged into it), itself included. */
   readonly campaign: number;
+  /** The similar submissions grouped with this item (near-groups.ts), itself included, and a few of the others. */
+  readonly group: { readonly size: number; readonly examples: readonly ReviewJob[] };
 }
 
 export interface ListPage {
@@ -43,6 +46,7 @@ export interface AccountCounts {
   readonly byForm: Record<string, number>;
 }
 
+const ALONE: ListEntry['group'] = { size: 1, examples: [] };
 /** Scratch keys live this long at most (a read deletes its own at once). */
 const SCRATCH_MS = 10_000;
 /** Search lines one search step scans (HSCAN COUNT): a step stays well under a millisecond or two of Redis time. */
@@ -55,7 +59,10 @@ const SEARCH_STEP = 1_000;
  * caps bound (see docs/review.md, "At scale").
  */
 export class Listing {
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly near: NearGroups = new NearGroups(ctx),
+  ) {}
 
   async counts(accountId: string): Promise<AccountCounts> {
     const k = this.ctx.keys.forAccount(accountId);
@@ -129,9 +136,13 @@ export class Listing {
     const items = await this.ctx.items(k, ids);
     const gone = ids.filter((_, i) => items[i] === undefined);
     if (gone.length > 0) await this.#forget(k, filter, gone);
-    const [labels, campaigns] = await Promise.all([this.#labels(k, ids), this.#campaigns(k, ids)]);
+    const [labels, campaigns, groups] = await Promise.all([this.#labels(k, ids), this.#campaigns(k, ids), this.#groups(k, ids)]);
     const entries: ListEntry[] = [];
-    items.forEach((item, i) => item !== undefined && entries.push({ item, label: labels[i], queued: true, campaign: campaigns[i] ?? 1 }));
+    items.forEach(
+      (item, i) =>
+        item !== undefined &&
+        entries.push({ item, label: labels[i], queued: true, campaign: campaigns[i] ?? 1, group: groups[i] ?? ALONE }),
+    );
     return { entries, total: Math.max(0, total - gone.length) };
   }
 
@@ -181,23 +192,38 @@ export class Listing {
     });
   }
 
+  /** Each item's group of similar submissions: its size and the examples' items, two pipelines for the page. */
+  async #groups(k: AccountKeys, ids: readonly string[]): Promise<ListEntry['group'][]> {
+    const summaries = await this.near.summaries(k, ids);
+    const exampleIds = summaries.flatMap((s) => s.exampleIds);
+    const examples = new Map<string, ReviewJob>();
+    if (exampleIds.length > 0)
+      (await this.ctx.items(k, exampleIds)).forEach((item, i) => item !== undefined && examples.set(exampleIds[i] as string, item));
+    return summaries.map((s) => ({
+      size: s.size,
+      examples: s.exampleIds.map((id) => examples.get(id)).filter((x): x is ReviewJob => x !== undefined),
+    }));
+  }
+
   /** Search hits as entries: a queued item (a reported miss is one by now), or the kept fields of one not queued. */
   async #entries(k: AccountKeys, page: { id: string; kind: 'item' | 'kept' }[]): Promise<ListEntry[]> {
     if (page.length === 0) return [];
     const ids = page.map((p) => p.id);
-    const [items, kept, labels, campaigns] = await Promise.all([
+    const [items, kept, labels, campaigns, groups] = await Promise.all([
       this.ctx.items(k, ids),
       this.ctx.redis.hmget(k.kept(), ...ids),
       this.#labels(k, ids),
       this.#campaigns(k, ids),
+      this.#groups(k, ids),
     ]);
     const out: ListEntry[] = [];
     page.forEach((_, i) => {
       const item = items[i];
-      if (item !== undefined) return void out.push({ item, label: labels[i], queued: true, campaign: campaigns[i] ?? 1 });
+      if (item !== undefined)
+        return void out.push({ item, label: labels[i], queued: true, campaign: campaigns[i] ?? 1, group: groups[i] ?? ALONE });
       const raw = kept[i];
       const parsed = raw === null || raw === undefined ? undefined : reviewJobSchema.safeParse(parseJson(raw));
-      if (parsed?.success) out.push({ item: parsed.data, label: undefined, queued: false, campaign: 1 });
+      if (parsed?.success) out.push({ item: parsed.data, label: undefined, queued: false, campaign: 1, group: ALONE });
     });
     return out;
   }

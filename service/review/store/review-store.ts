@@ -6,6 +6,7 @@ import { ExportLedger } from './export-ledger.ts';
 import { ItemStore } from './items.ts';
 import { LabelStore } from './labels.ts';
 import { Listing } from './listing.ts';
+import { NearGroups } from './near-groups.ts';
 import type { ReviewKeys } from './keys.ts';
 import { Retention } from './retention.ts';
 
@@ -16,6 +17,8 @@ import { Retention } from './retention.ts';
  */
 export class ReviewStore {
   readonly items: ItemStore;
+  /** Similar submissions grouped as they arrive: one row, one label, one undo. */
+  readonly near: NearGroups;
   readonly labels: LabelStore;
   readonly bulk: BulkLabels;
   readonly listing: Listing;
@@ -26,9 +29,10 @@ export class ReviewStore {
 
   constructor(redis: RedisClient, opts: StoreOptions) {
     this.#ctx = new StoreContext(redis, opts);
-    this.items = new ItemStore(this.#ctx);
-    this.bulk = new BulkLabels(this.#ctx);
-    this.labels = new LabelStore(this.#ctx, this.items, this.bulk);
+    this.near = new NearGroups(this.#ctx);
+    this.items = new ItemStore(this.#ctx, this.near);
+    this.bulk = new BulkLabels(this.#ctx, this.near);
+    this.labels = new LabelStore(this.#ctx, this.items, this.bulk, this.near);
     this.listing = new Listing(this.#ctx);
     this.exports = new ExportLedger(this.#ctx);
     this.erasure = new Erasure(this.#ctx, this.exports);

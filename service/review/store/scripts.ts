@@ -50,4 +50,5 @@ export const SCRIPTS = Object.freeze({
   sweepSearch: lua('sweep-search'),
   bulkLabel: lua('bulk-label'),
   bulkUndo: lua('bulk-undo'),
+  nearIngest: lua('near-ingest'),
 });

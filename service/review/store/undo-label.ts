@@ -38,6 +38,7 @@ export async function undoLabel(store: ReviewStore, accountId: string, submissio
     store.expiresAt(item.receivedAt),
     Date.now(),
     item.verdict.confidence,
+    (await store.near.grouped(k, [submissionId]))[0] === true ? '1' : '0',
   )) as [number, string?];
   if (code === 1) return { kind: 'undone' };
   if (code === 2) return { kind: 'restored' };

@@ -148,13 +148,14 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
 
   it('takes a spam verdict from POST /v1/verify to the console, a label, and the label files', async () => {
     const submissionIds: string[] = [];
-    // Three different messages: identical ones to one account would become one campaign item.
+    // Three different messages: identical ones to one account would become one campaign item, similar ones one group.
+    const texts = ['Best casino bonus here', 'Free spins at the casino tonight only', 'A casino jackpot is waiting for you'];
     for (const [i, formId] of ['contact', 'newsletter', 'contact'].entries()) {
       const res = await app.inject({
         method: 'POST',
         url: '/v1/verify',
         headers: { 'content-type': 'application/json', origin: 'https://example.com' },
-        payload: { apiKey: API_KEY, formId, payload: { message: `Best casino bonus here, form ${formId}, offer ${i}` } },
+        payload: { apiKey: API_KEY, formId, payload: { message: `${texts[i] as string}, form ${formId}, offer ${i}` } },
       });
       expect(res.statusCode).toBe(200);
       submissionIds.push(res.json<{ submissionId: string }>().submissionId);

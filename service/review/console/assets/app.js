@@ -347,6 +347,7 @@ function renderList() {
         el('span', { className: 'score', text: spamScore(item.verdict) }),
         ...(disagrees(item) ? [el('span', { className: 'badge disagreement', text: `shadow: ${item.shadow.status}` })] : []),
         item.campaign > 1 ? el('span', { className: 'badge campaign', text: `×${item.campaign} identical` }) : undefined,
+        groupBadge(item),
         el('span', { text: item.formId }),
         el('span', { className: 'time', text: when(item.receivedAt) }),
         item.label ? el('span', { className: 'labelled', text: `labelled ${item.label.label}` }) : undefined,
@@ -354,6 +355,7 @@ function renderList() {
       ),
       el('span', { className: 'preview', dir: 'auto', text: item.message ? visible(item.message) : preview(item.fields) }),
       item.email && item.email !== item.message ? el('span', { className: 'email', dir: 'auto', text: visible(item.email) }) : undefined,
+      groupExamples(item),
     );
     li.addEventListener('click', (event) => {
       if (event.shiftKey) {
@@ -365,6 +367,28 @@ function renderList() {
     });
     list.append(li);
   });
+}
+
+// Similar submissions (one template, names, numbers and links varied) are one row: its count, and a few of the others.
+function groupSize(item) {
+  return item.group?.size ?? 1;
+}
+
+function groupBadge(item) {
+  return groupSize(item) > 1 ? el('span', { className: 'badge campaign group', text: `×${groupSize(item)} similar` }) : undefined;
+}
+
+function groupExamples(item) {
+  const examples = item.group?.examples ?? [];
+  if (groupSize(item) <= 1 || examples.length === 0) return undefined;
+  return el(
+    'span',
+    { className: 'group-examples' },
+    el('span', { text: 'Also: ' }),
+    ...examples.map((x) =>
+      el('span', { className: 'group-example', dir: 'auto', text: visible(x.email ? `${x.email}: ${x.message}` : x.message) }),
+    ),
+  );
 }
 
 function pick(i, on) {
@@ -485,6 +509,12 @@ function renderDetail(entry) {
   // A flood: identical submissions merged into this one item; one label settles them all.
   if (item.campaign > 1)
     fact('Campaign', `${item.campaign} identical submissions (this one and ${item.campaign - 1} more); one label covers them`);
+  const group = entry.group ?? item.group;
+  if (group && group.size > 1 && !label)
+    fact(
+      'Similar',
+      `${group.size} similar submissions (this one and ${group.size - 1} more, names, numbers or links varied); one label labels them all, one undo takes it back`,
+    );
   detail.append(facts);
   if (queued === false && entry.fieldsKept === false) {
     detail.append(
@@ -553,7 +583,7 @@ async function markNow(label) {
   try {
     const r = await call('POST', `/items/${encodeURIComponent(item.submissionId)}/label`, { label, expected: state.seen });
     showCounts(r.counts);
-    toast(`Labelled ${label} · u to undo`);
+    toast(r.labelled > 1 ? `Labelled ${r.labelled} similar ${label} · u to undo` : `Labelled ${label} · u to undo`);
     const at = state.items.findIndex((x) => x.submissionId === item.submissionId);
     if (at >= 0 && state.filter.q) {
       // Search results stay listed with their new label: move on to the next one.

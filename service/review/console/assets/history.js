@@ -94,13 +94,15 @@ window.LabelHistory = (() => {
       const r = await api.call('POST', `/items/${encodeURIComponent(row.submissionId)}/unlabel`, { seen: row.labelId ?? row.labelledAt });
       api.onChange(r.counts);
       api.toast(
-        r.kind === 'undone'
-          ? 'Label undone: the item is pending again'
-          : r.kind === 'restored'
-            ? 'Label undone: the label it replaced is back'
-            : r.kind === 'changed'
-              ? `Not undone: ${r.by} labelled it since`
-              : 'Not undone: the item is gone (past retention)',
+        r.kind === 'undone' && r.members > 0
+          ? `Label undone with ${r.members} similar submission(s) labelled in the same action: pending again as one group`
+          : r.kind === 'undone'
+            ? 'Label undone: the item is pending again'
+            : r.kind === 'restored'
+              ? 'Label undone: the label it replaced is back'
+              : r.kind === 'changed'
+                ? `Not undone: ${r.by} labelled it since`
+                : 'Not undone: the item is gone (past retention)',
       );
       await load();
     } catch (err) {

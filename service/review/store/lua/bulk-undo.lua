@@ -13,7 +13,8 @@
   ARGV[2]    moderatorId
   ARGV[3]    labelledAt of the batch's labels (ISO)
   ARGV[4]    now, in ms
-  ARGV[5..]  per item, 4 entries: submissionId, pending score (receivedAt, ms), confidence, expiry (ms)
+  ARGV[5..]  per item, 5 entries: submissionId, pending score (receivedAt, ms), confidence, expiry (ms), and '1' for a
+             member of a pending item's group (near-groups.ts: back in the group, not in the pending indexes)
 
   Returns {-1} when the entry is no longer at the head (raced), else {undone, relabelled since}.
 ]]
@@ -25,7 +26,7 @@ local undone, relabelled = 0, 0
 local n = (#KEYS - 5) / 11
 for j = 0, n - 1 do
   local k = 6 + j * 11
-  local a = 5 + j * 4
+  local a = 5 + j * 5
   local id = ARGV[a]
   local current = redis.call('GET', KEYS[k])
   if redis.call('EXISTS', KEYS[k + 1]) == 0 then
@@ -49,8 +50,10 @@ for j = 0, n - 1 do
         redis.call('DEL', KEYS[k])
         redis.call('ZREM', KEYS[2], id)
         redis.call('ZREM', KEYS[3], id)
-        for i = k + 3, k + 6 do redis.call('ZADD', KEYS[i], ARGV[a + 1], id) end
-        for i = k + 7, k + 10 do redis.call('ZADD', KEYS[i], ARGV[a + 2], id) end
+        if ARGV[a + 4] ~= '1' then
+          for i = k + 3, k + 6 do redis.call('ZADD', KEYS[i], ARGV[a + 1], id) end
+          for i = k + 7, k + 10 do redis.call('ZADD', KEYS[i], ARGV[a + 2], id) end
+        end
       end
       undone = undone + 1
     end

@@ -18,6 +18,7 @@
   ARGV[4]    expiry: receivedAt + retention, in ms
   ARGV[5]    now, in ms
   ARGV[6]    the model's confidence (score in the confidence indexes)
+  ARGV[7]    '1' for a member of a pending item's group (near-groups.ts): back in the group, not in the pending indexes
 
   Returns {1} back to pending, {2} earlier label restored, {-1, moderator} the label is another one now (given by
   that moderator), {-2} item expired, {-3} no label.
@@ -40,6 +41,7 @@ end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
+if ARGV[7] == '1' then return {1} end
 for i = 4, 7 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
 for i = 11, 14 do redis.call('ZADD', KEYS[i], ARGV[6], ARGV[1]) end
 return {1}

@@ -23,6 +23,7 @@
   ARGV[6]    expiry: receivedAt + retention, in ms
   ARGV[7]    now, in ms
   ARGV[8]    the model's confidence (score in the confidence indexes)
+  ARGV[9]    '1' for a member of a pending item's group (near-groups.ts): back in the group, not in the pending indexes
 
   Returns {1} back to pending, {2} earlier label restored, {-1, moderator} relabelled since by that moderator,
   {0} raced with another label of this moderator, {-2} item expired, {-3} label already gone.
@@ -52,6 +53,7 @@ end
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[3], ARGV[2])
 redis.call('ZREM', KEYS[4], ARGV[2])
+if ARGV[9] == '1' then return {1} end
 for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
 for i = 12, 15 do redis.call('ZADD', KEYS[i], ARGV[8], ARGV[2]) end
 return {1}

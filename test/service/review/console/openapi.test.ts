@@ -75,4 +75,47 @@ describe('the OpenAPI document describes what the page reads', () => {
     expect(Object.keys(answer?.properties ?? {}).sort()).toEqual(['counts', 'limit', 'offset', 'rows', 'scanCapped', 'summary', 'total']);
     expect(JSON.stringify(answer?.properties.rows)).toContain('"campaign"');
   });
+
+  it('gives the moderator, the item and the dashboard answers their schemas', () => {
+    const doc = f.app.swagger() as unknown as {
+      paths: Record<
+        string,
+        { get?: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }
+      >;
+    };
+    const answer = (path: string) => doc.paths[path]?.get?.responses['200']?.content['application/json']?.schema;
+    expect(Object.keys(answer('/review/api/me')?.properties ?? {}).sort()).toEqual([
+      'accountId',
+      'counts',
+      'forms',
+      'keepFieldsDays',
+      'moderatorId',
+    ]);
+    const item = answer('/review/api/items/{id}');
+    expect(Object.keys(item?.properties ?? {}).sort()).toEqual([
+      'email',
+      'fieldsKept',
+      'group',
+      'item',
+      'keepFieldsDays',
+      'label',
+      'message',
+      'queued',
+    ]);
+    expect(JSON.stringify(item?.properties.group)).toContain('similar submissions');
+    const dashboard = answer('/review/api/dashboard');
+    expect(Object.keys(dashboard?.properties ?? {}).sort()).toEqual([
+      'allForms',
+      'band',
+      'days',
+      'forms',
+      'from',
+      'histogram',
+      'labelsCut',
+      'sampleRate',
+      'to',
+      'total',
+    ]);
+    expect(JSON.stringify(dashboard?.properties.total)).toContain('precisionLeftOut');
+  });
 });
