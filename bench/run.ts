@@ -341,6 +341,8 @@ async function main(): Promise<void> {
       });
     }
   } finally {
+    // The early returns (--shadow-only, --redis-vs-embedded) stop the meter's child too, or the bench never exits.
+    if (shadowOnly || mixedOnly) await meter.finish();
     for (const s of servers.reverse()) await stopServer(s);
     if (redisClient !== undefined) {
       let deleted = 0;
@@ -360,10 +362,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
 
-  if (shadowOnly || mixedOnly) {
-    await meter.finish();
-    return;
-  }
+  if (shadowOnly || mixedOnly) return;
   const full = { ...report, inProcess: await meter.finish() } as BenchReport;
   const met = targetsMet(full);
   full.targets = met;
