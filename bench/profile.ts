@@ -3,10 +3,12 @@
 // or of another built checkout, as `npm start` runs it), loads it, stops it with SIGTERM (the profile is written at
 // exit) and prints self time by function, by source file and by area. Bundled code is mapped back to its source file
 // through the `// path/file.ts` comments esbuild writes at each module's start. Not part of `npm run bench`.
+// --distinct: every request's text made distinct (bodies.ts distinctBodies), as the mixed stream of `npm run bench`
+// sends it, so Redis mode stores and indexes every submission instead of merging repeats into campaigns.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { realisticBodies } from './lib/bodies.ts';
+import { distinctBodies, realisticBodies } from './lib/bodies.ts';
 import { writeBenchTenants } from './lib/tenants.ts';
 import { load } from './lib/load.ts';
 import { freePort, startServer, stopServer } from './lib/processes.ts';
@@ -60,10 +62,11 @@ const s = await startServer({
 });
 // Warm first, then profile only the measured load: start-up compilation stays out of the shares.
 const bodies = realisticBodies(repoRoot).filter((b) => b.bytes >= 512);
-await load({ target: 'verify', url: s.url, bodies, durationS: warmS });
+const next = process.argv.includes('--distinct') ? distinctBodies(bodies) : undefined;
+await load({ target: 'verify', url: s.url, bodies, durationS: warmS, ...(next === undefined ? {} : { next }) });
 await fetch(`${s.url}/readyz`);
 const tStart = performance.timeOrigin + performance.now();
-const r = await load({ target: 'verify', url: s.url, bodies, durationS: seconds });
+const r = await load({ target: 'verify', url: s.url, bodies, durationS: seconds, ...(next === undefined ? {} : { next }) });
 console.log(`${r.reqPerSec.toFixed(0)} req/s, p99 ${r.p99Ms} ms, ${r.requests} requests`);
 await stopServer(s);
 // The main thread's profile (thread id 0); tsx's loader thread writes another.

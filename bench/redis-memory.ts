@@ -7,6 +7,10 @@
 // lets the review queue drain and samples INFO memory's used_memory. Prints the table, whether the last 20,000 added
 // under 10 MB, the verify outcomes and review counters from /metrics (answered, queued, spooled, dropped), and the
 // measured size of each per-account structure (MEMORY USAGE), which docs/operations.md's formula uses.
+// Throughout the run two more accounts with real limits (3 and 100 a minute, fixed windows) are hit past them (one
+// request a second, ten a second): the bench counts, per window, the answers 200 whose request was sent and answered
+// within that window, and says whether any account got past its limit. At the end: what Redis evicted (INFO
+// evicted_keys, and the service's own count of it), pending index entries whose item is gone, and spool lines left.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +19,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN } from './lib/bodies.ts';
 import { freePort, startRedisServer, startServer, stopServer } from './lib/processes.ts';
-import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
+import { benchServiceEnv, writeBenchTenants, type LimitedBenchAccount } from './lib/tenants.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: string): string => {
@@ -32,6 +36,105 @@ const SAMPLE_EVERY = 5_000;
 const LAST = 20_000;
 const LAST_BOUND_MB = 10;
 const repoRoot = path.resolve(import.meta.dirname, '..');
+
+/** Accounts with a real limit, each hit past it throughout the run: one request every `everyMs`. */
+const LIMITED: readonly (LimitedBenchAccount & { readonly everyMs: number })[] = [
+  { id: 'limited-3', apiKey: 'bench-limited-3-not-secret', max: 3, windowSeconds: 60, everyMs: 1_000 },
+  { id: 'limited-100', apiKey: 'bench-limited-100-not-secret', max: 100, windowSeconds: 60, everyMs: 100 },
+];
+
+interface Hit {
+  readonly sentAt: number;
+  readonly answeredAt: number;
+  readonly status: number;
+}
+
+/** Hits `account` every `everyMs` (a short genuine enquiry, numbered) until `stopped()`. */
+async function hitLimited(url: string, account: (typeof LIMITED)[number], stopped: () => boolean): Promise<Hit[]> {
+  const hits: Hit[] = [];
+  const t0 = Date.now();
+  for (let n = 0; !stopped(); n++) {
+    const due = t0 + n * account.everyMs;
+    if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+    const sentAt = Date.now();
+    const body = JSON.stringify({
+      apiKey: account.apiKey,
+      formId: `${account.id}-form`,
+      payload: { name: 'Ada Lovelace', email: 'ada@example.org', message: `Hello, are you open on Saturday mornings? (${n})` },
+    });
+    const res = await fetch(`${url}/v1/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: BENCH_ORIGIN },
+      body,
+    }).catch(() => undefined);
+    await res?.arrayBuffer();
+    hits.push({ sentAt, answeredAt: Date.now(), status: res?.status ?? 0 });
+  }
+  return hits;
+}
+
+/**
+ * Answers 200 per fixed window of the limit: `mostAllowed` counts those sent and answered within one window (so
+ * certainly counted in it); one whose request straddled a window's end may have been counted in either, and is added to
+ * both in `mostPossible`.
+ */
+function limitHeld(hits: readonly Hit[], account: LimitedBenchAccount) {
+  const windowMs = account.windowSeconds * 1000;
+  const windows = new Map<number, { certain: number; straddling: number }>();
+  const at = (i: number): { certain: number; straddling: number } => {
+    const w = windows.get(i) ?? { certain: 0, straddling: 0 };
+    windows.set(i, w);
+    return w;
+  };
+  const statuses: Record<string, number> = {};
+  for (const h of hits) {
+    statuses[h.status] = (statuses[h.status] ?? 0) + 1;
+    const a = Math.floor(h.sentAt / windowMs);
+    const b = Math.floor(h.answeredAt / windowMs);
+    at(a);
+    if (h.status !== 200) continue;
+    if (a === b) at(a).certain++;
+    else for (let i = a; i <= b; i++) at(i).straddling++;
+  }
+  const counts = [...windows.values()];
+  const mostAllowed = Math.max(0, ...counts.map((c) => c.certain));
+  const mostPossible = Math.max(0, ...counts.map((c) => c.certain + c.straddling));
+  return {
+    account: account.id,
+    limit: `${account.max} per ${account.windowSeconds} s (fixed)`,
+    requests: hits.length,
+    statuses,
+    windows: windows.size,
+    allowedPerWindow: [...windows].sort(([x], [y]) => x - y).map(([, c]) => c.certain + c.straddling),
+    mostAllowed,
+    mostPossible,
+    held: mostAllowed <= account.max,
+  };
+}
+
+/** Pending index entries whose item key is gone (evicted, or lost with a restart). */
+async function danglingPending(redis: Redis): Promise<{ entries: number; missing: number }> {
+  const base = 'formguard:review:{bench}';
+  const ids = await redis.zrange(`${base}:pending`, '0', '-1');
+  let missing = 0;
+  for (let i = 0; i < ids.length; i += 1000) {
+    const pipe = redis.pipeline();
+    for (const id of ids.slice(i, i + 1000)) pipe.exists(`${base}:item:${id}`);
+    for (const [, n] of (await pipe.exec()) ?? []) if (n === 0) missing++;
+  }
+  return { entries: ids.length, missing };
+}
+
+/** Lines waiting in the service's spool (flagged submissions not yet in Redis). */
+function spoolLines(spoolDir: string): number {
+  if (!existsSync(spoolDir)) return 0;
+  let n = 0;
+  for (const f of readdirSync(spoolDir).filter((f) => f.endsWith('.jsonl')))
+    n += readFileSync(path.join(spoolDir, f), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '').length;
+  return n;
+}
 
 interface Row {
   readonly label: string;
@@ -152,7 +255,10 @@ async function counters(adminUrl: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${adminUrl}/metrics`)).text();
   const out: Record<string, number> = {};
   for (const line of text.split('\n')) {
-    const m = /^(formguard_(?:verify_requests_total|review_\w+_total))(\{[^}]*\})? (\d+(?:\.\d+)?)$/.exec(line);
+    const m =
+      /^(formguard_(?:verify_requests_total|review_\w+_total|redis_\w+_total|redis_writes_refused|rate_limit_restored_total))(\{[^}]*\})? (\d+(?:\.\d+)?)$/.exec(
+        line,
+      );
     if (m !== null) out[`${m[1]}${m[2] ?? ''}`] = Number(m[3]);
   }
   return out;
@@ -201,7 +307,7 @@ async function main(): Promise<void> {
   const redis = new Redis(redisServer.url);
   const port = await freePort();
   const adminPort = await freePort();
-  const tenantsFile = writeBenchTenants(work);
+  const tenantsFile = writeBenchTenants(work, LIMITED);
   const service = await startServer({
     name: 'service',
     entry: 'dist/server.js',
@@ -232,6 +338,8 @@ async function main(): Promise<void> {
     `redis ${redisServer.url}${MAXMEMORY === '' ? '' : ` maxmemory ${MAXMEMORY}`}${POLICY === '' ? '' : ` ${POLICY}`}; ` +
       `${SUBMISSIONS} submissions, concurrency ${CONCURRENCY}${RATE > 0 ? `, ${RATE}/s` : ''}`,
   );
+  let stopLimited = false;
+  const limitedRuns = LIMITED.map((a) => hitLimited(service.url, a, () => stopLimited));
   try {
     for (let from = 0; from < SUBMISSIONS; from += SAMPLE_EVERY) {
       const to = Math.min(SUBMISSIONS, from + SAMPLE_EVERY);
@@ -267,7 +375,14 @@ async function main(): Promise<void> {
           `pending ${s.held.pending} kept ${s.held.kept} seen ${s.held.seen} search ${s.held.search}  (${s.seconds.toFixed(0)} s)`,
       );
     }
+    stopLimited = true;
+    const limited = (await Promise.all(limitedRuns)).map((hits, i) => limitHeld(hits, LIMITED[i] as (typeof LIMITED)[number]));
+    // The service reads INFO every 10 s: one more read, so its eviction count covers the whole run.
+    await new Promise((r) => setTimeout(r, 11_000));
     const metrics = await counters(`http://127.0.0.1:${adminPort}`);
+    const evictedKeys = Number(/^evicted_keys:(\d+)/m.exec(await redis.info('stats'))?.[1] ?? NaN);
+    const dangling = await danglingPending(redis);
+    const spoolLeft = spoolLines(spoolDir);
     const parts = await breakdown(redis);
 
     console.log(
@@ -290,6 +405,17 @@ async function main(): Promise<void> {
       );
     }
     console.log(`HTTP statuses: ${[...statuses].map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+    console.log('\naccounts with a real limit, hit past it throughout:');
+    for (const l of limited)
+      console.log(
+        `  ${l.account} (${l.limit}): ${l.requests} requests, answers ${JSON.stringify(l.statuses)}; over ${l.windows} windows at most ` +
+          `${l.mostAllowed} allowed in one (${l.mostPossible} counting requests that straddled a window's end): ` +
+          `${l.held ? 'limit held' : 'PAST ITS LIMIT'}; per window ${l.allowedPerWindow.join(' ')}`,
+      );
+    console.log(
+      `\nRedis evicted ${evictedKeys} keys (INFO evicted_keys); pending index ${dangling.entries} entries, ${dangling.missing} of them ` +
+        `without their item; ${spoolLeft} lines left in the spool`,
+    );
     console.log('\nfrom /metrics:');
     for (const [name, value] of Object.entries(metrics)) console.log(`  ${name} ${value}`);
     console.log(
@@ -309,6 +435,10 @@ async function main(): Promise<void> {
           policy: POLICY,
           samples,
           statuses: Object.fromEntries(statuses),
+          limited,
+          evictedKeys,
+          dangling,
+          spoolLeft,
           metrics,
           parts,
           loadavg: os.loadavg(),
@@ -319,6 +449,8 @@ async function main(): Promise<void> {
     );
     console.log(`\nwritten: ${path.relative(repoRoot, file)}`);
   } finally {
+    stopLimited = true;
+    await Promise.allSettled(limitedRuns);
     await queue.close();
     queueRedis.disconnect();
     await stopServer(service);

@@ -1,4 +1,6 @@
-// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --workers N]
+// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --redis-vs-embedded] [-- --accounts] [-- --workers N]
+// --redis-vs-embedded: only the mixed-stream scenario (Redis mode against embedded, half spam, distinct texts; a few
+// minutes instead of the whole run), on the terminal and in bench/results/<date>-redis-vs-embedded.json.
 // npm run bench -- --ab [<rev>] [--quick] [--rounds N]: (<rev> defaults to bench/baseline-rev) only the A/B of the bundled service built from <rev> against the
 // working tree's, under load, each against a bare route in the same rounds (bench/lib/ab-service.ts).
 // npm run bench -- --ab <rev> --in-process: the interleaved A/B of core/'s extractor and classifier alone, in
@@ -20,6 +22,7 @@ import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
 import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/processes.ts';
 import { renderMarkdown, targetsMet, type BenchReport } from './lib/report.ts';
 import { shadowScenario } from './lib/shadow-scenario.ts';
+import { redisVsEmbedded, renderRedisVsEmbedded } from './lib/redis-vs-embedded.ts';
 import { DEFAULT_SHADOW_SAMPLE_RATE } from '../service/config/env.ts';
 import { renderWorkersMarkdown, runWorkersBench, writeWorkersResult } from './workers.ts';
 
@@ -54,6 +57,7 @@ const quick = argv.has('--quick');
 const withRedis = !argv.has('--no-redis');
 // Only the shadow-model scenario (a minute instead of the whole run), reported on the terminal, nothing written.
 const shadowOnly = argv.has('--shadow-only');
+const mixedOnly = argv.has('--redis-vs-embedded');
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const cfg = quick
@@ -195,6 +199,40 @@ async function main(): Promise<void> {
       );
       return;
     }
+    const mixed = (embedded: Started, redis: Started, client: Redis) =>
+      redisVsEmbedded({
+        embedded,
+        redis,
+        redisClient: client,
+        prefix: runId,
+        bodies: realistic,
+        rounds: cfg.rounds,
+        durationS: cfg.durationS,
+        warmS: cfg.warmS,
+        log,
+      });
+    if (mixedOnly) {
+      if (redisClient === undefined) throw new Error(`--redis-vs-embedded needs Redis at ${REDIS_URL}`);
+      const [ePort, rPort] = [await freePort(), await freePort()];
+      const embedded = await start('verify', 'dist/server.js', serviceEnv(ePort, false), ePort, '/readyz');
+      servers.push(embedded);
+      const redis = await start('verify-redis', 'dist/server.js', serviceEnv(rPort, true), rPort, '/readyz');
+      servers.push(redis);
+      const figures = { date: started.toISOString(), machine: m, loadavg: os.loadavg(), ...(await mixed(embedded, redis, redisClient)) };
+      figures.loadavg = os.loadavg().map((x, i) => (x + (figures.loadavg[i] ?? x)) / 2);
+      process.stdout.write(
+        `\n${renderRedisVsEmbedded(figures)}\n\nload average (1 min, start and end averaged): ${figures.loadavg[0]?.toFixed(1)}\n`,
+      );
+      const dir = path.join(repoRoot, 'bench', 'results');
+      mkdirSync(dir, { recursive: true });
+      const file = path.join(
+        dir,
+        `${started.toISOString().replace(/[:]/g, '-').replace(/\..*$/, '')}-redis-vs-embedded${quick ? '-quick' : ''}.json`,
+      );
+      writeFileSync(file, JSON.stringify(figures, null, 2) + '\n');
+      log(`wrote ${path.relative(repoRoot, file)}`);
+      return;
+    }
     const barePort = await freePort();
     const bare = await start('bare', 'bench/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
     servers.push(bare);
@@ -249,6 +287,7 @@ async function main(): Promise<void> {
     };
     report.realistic = await runRounds('realistic', realistic, cfg.rounds, cfg.durationS);
     report.worst64k = await runRounds('64KiB', [worst], cfg.bigRounds, cfg.bigDurationS);
+    if (verifyRedis !== undefined && redisClient !== undefined) report.redisVsEmbedded = await mixed(verify, verifyRedis, redisClient);
     report.shadow = await shadow();
 
     // RSS over 1,000,000 verify requests (realistic bodies), per service process, in chunks (bounded in time).
@@ -302,6 +341,8 @@ async function main(): Promise<void> {
       });
     }
   } finally {
+    // The early returns (--shadow-only, --redis-vs-embedded) stop the meter's child too, or the bench never exits.
+    if (shadowOnly || mixedOnly) await meter.finish();
     for (const s of servers.reverse()) await stopServer(s);
     if (redisClient !== undefined) {
       let deleted = 0;
@@ -321,10 +362,7 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
 
-  if (shadowOnly) {
-    await meter.finish();
-    return;
-  }
+  if (shadowOnly || mixedOnly) return;
   const full = { ...report, inProcess: await meter.finish() } as BenchReport;
   const met = targetsMet(full);
   full.targets = met;

@@ -64,6 +64,38 @@ export function realisticBodies(repoRoot: string): BenchBody[] {
   return out;
 }
 
+const NAMES = ['Ada Lovelace', 'Ben Okafor', 'Chloé Schmidt', 'Dmitri Tanaka', 'Emma García', 'Farid Novak', 'Grace Haddad', 'Hiro Larsen'];
+
+/**
+ * A stream of distinct bodies from `bodies` in turn: each one's longest text gets a sign-off of its own (a name, a
+ * phone number, a running number), so no two requests carry the same text and the review store stores and indexes
+ * every one (identical texts would merge into one campaign). Built by splicing strings at a precomputed offset, so the
+ * load generator's cost per request stays small and the same for every target.
+ */
+export function distinctBodies(bodies: readonly BenchBody[]): () => string {
+  const templates = bodies.map((b) => {
+    let longest = '';
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string') {
+        if (v.length > longest.length) longest = v;
+      } else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+    };
+    walk(b.fields);
+    const quoted = JSON.stringify(longest);
+    const at = b.json.lastIndexOf(quoted);
+    if (longest === '' || at < 0) throw new Error(`${b.id}: no text field to make distinct`);
+    const cut = at + quoted.length - 1;
+    return { head: b.json.slice(0, cut), tail: b.json.slice(cut) };
+  });
+  let n = 0;
+  return () => {
+    const t = templates[n % templates.length] as { head: string; tail: string };
+    const i = n++;
+    const phone = String((i * 7_919) % 1_000_000_000).padStart(9, '0');
+    return `${t.head}\\n${NAMES[i % NAMES.length] as string}, +44 7${phone} (#${i})${t.tail}`;
+  };
+}
+
 function textsOf(v: unknown, into: string[]): void {
   if (typeof v === 'string') into.push(v);
   else if (Array.isArray(v)) for (const x of v) textsOf(x, into);

@@ -30,6 +30,8 @@ export async function load(opts: {
   durationS?: number;
   amount?: number;
   maxSeconds?: number;
+  /** Each request's body from this (bodies' order is then the generator's own); `bodies` is ignored. */
+  next?: () => string;
 }): Promise<LoadResult> {
   const headers = { 'content-type': 'application/json', origin: BENCH_ORIGIN };
   const t0 = process.hrtime.bigint();
@@ -41,7 +43,17 @@ export async function load(opts: {
         connections: CONNECTIONS,
         pipelining: 1,
         ...(opts.amount === undefined ? { duration: opts.durationS ?? 5 } : { amount: opts.amount }),
-        requests: opts.bodies.map((b) => ({ method: 'POST' as const, path: '/v1/verify', headers, body: b.json })),
+        requests:
+          opts.next === undefined
+            ? opts.bodies.map((b) => ({ method: 'POST' as const, path: '/v1/verify', headers, body: b.json }))
+            : [
+                {
+                  method: 'POST' as const,
+                  path: '/v1/verify',
+                  headers,
+                  setupRequest: (req: autocannon.Request) => ({ ...req, body: (opts.next as () => string)() }),
+                },
+              ],
       },
       (err, result) => (err ? reject(err as Error) : resolve(result)),
     );

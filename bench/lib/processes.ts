@@ -28,7 +28,7 @@ export function freePort(): Promise<number> {
 
 /**
  * Spawns `node <entry>` (a built .js entry) or `node --import tsx <entry>` (one process, so its pid is the server's: `npx tsx` would add a parent
- * process) and polls `readyPath` every 5 ms until it answers 200. stdout (the pino log) goes to /dev/null,
+ * process) and polls `readyPath` every 5 ms until it answers 200. stdout (the pino log) goes to `stdoutFile` or /dev/null,
  * stderr to `stderrFile` for diagnosis.
  */
 export async function startServer(opts: {
@@ -39,6 +39,8 @@ export async function startServer(opts: {
   port: number;
   readyPath: string;
   stderrFile: string;
+  /** Where the pino log goes (default /dev/null). */
+  stdoutFile?: string;
   timeoutMs?: number;
   /** Extra node flags, e.g. --cpu-prof (not allowed in NODE_OPTIONS). */
   nodeArgs?: string[];
@@ -51,7 +53,7 @@ export async function startServer(opts: {
     {
       cwd: opts.cwd,
       env: opts.env,
-      stdio: ['ignore', openSync('/dev/null', 'w'), openSync(opts.stderrFile, 'w')],
+      stdio: ['ignore', openSync(opts.stdoutFile ?? '/dev/null', 'w'), openSync(opts.stderrFile, 'w')],
     },
   );
   let exited: string | undefined;

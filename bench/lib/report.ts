@@ -40,6 +40,7 @@ export interface TargetCheck {
 }
 
 import type { ShadowFigures } from './shadow-scenario.ts';
+import { renderRedisVsEmbedded, type RedisVsEmbedded } from './redis-vs-embedded.ts';
 
 export interface BenchReport {
   quick: boolean;
@@ -53,6 +54,8 @@ export interface BenchReport {
   rss: RssFigures[];
   /** Absent from runs before the shadow scenario existed. */
   shadow?: ShadowFigures;
+  /** Redis mode against embedded on the mixed stream; absent from runs before it existed or without Redis. */
+  redisVsEmbedded?: RedisVsEmbedded;
   redisCleanup?: { prefix: string; deletedKeys: number };
   targets?: TargetCheck[];
 }
@@ -100,6 +103,15 @@ export function targetsMet(r: BenchReport): TargetCheck[] {
     value: `median ${f2(big.medianUs / 1000)} ms, p99 ${f2(big.p99Us / 1000)} ms`,
     met: big.p99Us <= 5000,
   });
+  const mx = r.redisVsEmbedded;
+  if (mx !== undefined) {
+    out.push({
+      name: 'Redis mode vs embedded',
+      goal: 'Redis mode ≥ 75% of embedded req/s on the mixed stream (queue drain counted), no non-2xx',
+      value: `${pct(mx.sustainedRatio)} (answered: ${pct(mx.ratio)}), non-2xx ${mx.redis.non2xx + mx.redis.errors}, p99 ${mx.redis.p99Ms} ms vs ${mx.embedded.p99Ms} ms`,
+      met: mx.sustainedRatio >= 0.75 && mx.redis.non2xx + mx.redis.errors === 0,
+    });
+  }
   const readyMax = Math.max(...r.ready.verifyMs, r.ready.verifyRedisMs ?? 0);
   out.push({ name: 'start to ready', goal: '≤ 2 s', value: `${f0(readyMax)} ms (slowest start)`, met: readyMax <= 2000 });
   for (const x of r.rss) {
@@ -160,6 +172,10 @@ export function renderMarkdown(r: BenchReport): string {
     }
   }
   lines.push('');
+  if (r.redisVsEmbedded !== undefined) {
+    lines.push(renderRedisVsEmbedded(r.redisVsEmbedded));
+    lines.push('');
+  }
   if (r.shadow !== undefined) {
     const sh = r.shadow;
     lines.push(

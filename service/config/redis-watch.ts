@@ -53,6 +53,11 @@ export class RedisWatch {
   #refused = false;
   #closed = false;
   readonly #dataLost: Counter;
+  readonly #evicted: Counter;
+  /** INFO stats' evicted_keys at the last check, and of which Redis run (a restart starts it over). */
+  #evictedSeen: { runId: string | undefined; keys: number } | undefined;
+  #evictedAt: number | undefined;
+  #evictedSince = 0;
 
   constructor(options: RedisWatchOptions) {
     this.#o = options;
@@ -99,6 +104,14 @@ export class RedisWatch {
       registers: [registry],
     });
     this.#dataLost.inc(0);
+    // Every instance reads the same Redis count: the largest of the workers' is the figure, not their sum.
+    this.#evicted = new Counter({
+      name: 'formguard_redis_evicted_keys_total',
+      help: 'Keys Redis evicted at its memory limit (INFO evicted_keys) while this instance watched: review items, queued jobs, look-up data or rate-limit counters, lost',
+      registers: [registry],
+      aggregator: 'max',
+    });
+    this.#evicted.inc(0);
     this.watch('limiter', options.redis);
     options.redis.on('ready', this.#onReady);
     this.#timer = setInterval(() => void this.check(), options.checkMs ?? CHECK_MS).unref();
@@ -141,6 +154,10 @@ export class RedisWatch {
       );
     if (m !== undefined && m.policy !== 'noeviction')
       problems.push(`redis maxmemory-policy is ${m.policy}: it evicts review items and rate-limit counters; set noeviction`);
+    if (this.#evictedAt !== undefined && this.#now() - this.#evictedAt < LOSS_SHOWN_MS)
+      problems.push(
+        `redis evicted ${this.#evictedSince} keys (review data, queued jobs or rate-limit counters), the last at ${new Date(this.#evictedAt).toISOString()}`,
+      );
     if (this.#lost !== undefined && this.#lostAt !== undefined && this.#now() - this.#lostAt < LOSS_SHOWN_MS) problems.push(this.#lost);
     return problems;
   }
@@ -169,6 +186,7 @@ export class RedisWatch {
       };
       this.#memory = memory;
       this.#checkMemory(memory);
+      this.#checkEvicted(field('run_id'), Number(field('evicted_keys') ?? 0));
       await this.#checkIdentity(field('run_id'), Number(/^db\d+:keys=(\d+)/m.exec(info)?.[1] ?? 0));
     } catch (err) {
       this.#o.log.debug({ err }, 'redis: check skipped');
@@ -209,6 +227,22 @@ export class RedisWatch {
         'redis maxmemory-policy is not noeviction: Redis may evict review items, the review queue and rate-limit counters at its memory limit; set maxmemory-policy noeviction',
       );
     }
+  }
+
+  /** Keys Redis evicted since the last check (of the same Redis run), counted and logged at error level. */
+  #checkEvicted(runId: string | undefined, keys: number): void {
+    const last = this.#evictedSeen;
+    this.#evictedSeen = { runId, keys };
+    if (last === undefined) return;
+    const added = last.runId === runId ? keys - last.keys : keys;
+    if (added <= 0) return;
+    this.#evicted.inc(added);
+    this.#evictedSince += added;
+    this.#evictedAt = this.#now();
+    this.#o.log.error(
+      { evictedKeys: added, evictedKeysTotal: this.#evictedSince },
+      'redis evicted keys at its memory limit: review items, queued jobs, look-up data or rate-limit counters are gone; set maxmemory-policy noeviction',
+    );
   }
 
   async #checkIdentity(runId: string | undefined, keys: number): Promise<void> {

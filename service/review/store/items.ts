@@ -10,6 +10,17 @@ import { TurnBatch } from './turn-batch.ts';
 /** Most submissionIds a campaign's set keeps; identical submissions past it are counted only. */
 export const MAX_CAMPAIGN_IDS = 100;
 const LISTED_FOR_MS = 60_000;
+/**
+ * Most pending items one ingest evicts past REVIEW_MAX_PENDING. One is enough at steady state (each ingest adds one);
+ * more lets a cap lowered on a full account be reached within a few thousand ingests, while a call never holds Redis
+ * longer than 8 evictions take (each ~30 commands).
+ */
+export const EVICT_PER_INGEST = 8;
+/**
+ * Most look-up verdicts and most kept fields one remember call drops: twice the most submissions a call adds (the
+ * turn batch's 500), so the caps hold; after a lowered cap or a quiet spell the sweep calls again until done.
+ */
+export const TRIM_PER_CALL = 1_000;
 
 export type IngestResult = 'stored' | 'merged' | 'grouped' | 'duplicate' | 'expired';
 
@@ -80,6 +91,7 @@ export class ItemStore {
       searchLine('i', receivedAt, job.fields, print),
       this.ctx.maxPending,
       MAX_CAMPAIGN_IDS,
+      EVICT_PER_INGEST,
     )) as [number, number];
     if (evicted > 0) this.ctx.onEvicted(evicted);
     return code === 1 ? 'stored' : code === 2 ? 'merged' : code === 0 ? 'duplicate' : 'expired';
@@ -155,7 +167,11 @@ export class ItemStore {
 
   /** Trims an account's look-up verdicts and kept fields to their bounds (the retention sweep; remember does it too). */
   async trimRemembered(accountId: string): Promise<void> {
-    await this.#writeRemembered(accountId, []);
+    // Each call drops at most TRIM_PER_CALL of each: called again until a call drops less.
+    for (;;) {
+      const [seen, kept] = await this.#writeRemembered(accountId, []);
+      if (seen < TRIM_PER_CALL && kept < TRIM_PER_CALL) return;
+    }
   }
 
   /** When this process last listed each account (an erasure of the account may unlist it: listed again within a minute). */
@@ -169,10 +185,11 @@ export class ItemStore {
       if (list === undefined) byAccount.set(job.accountId, [job]);
       else list.push(job);
     }
-    await Promise.all([...byAccount].map(([accountId, list]) => this.#writeRemembered(accountId, list)));
+    await Promise.all([...byAccount].map(async ([accountId, list]) => void (await this.#writeRemembered(accountId, list))));
   }
 
-  async #writeRemembered(accountId: string, jobs: readonly ReviewJob[]): Promise<void> {
+  /** Returns how many look-up verdicts and kept fields the call dropped. */
+  async #writeRemembered(accountId: string, jobs: readonly ReviewJob[]): Promise<[number, number]> {
     const k = this.ctx.keys.forAccount(accountId);
     const now = this.ctx.now();
     const keepMax = this.ctx.keepFieldsMax(accountId);
@@ -195,7 +212,7 @@ export class ItemStore {
       await this.ctx.redis.sadd(this.ctx.keys.accounts(), accountId);
       this.#listed.set(accountId, now);
     }
-    await evalScript(
+    return (await evalScript(
       this.ctx.redis,
       SCRIPTS.remember,
       5,
@@ -209,7 +226,8 @@ export class ItemStore {
       this.ctx.lookupMax,
       this.ctx.keepFieldsMs,
       keepMax,
+      TRIM_PER_CALL,
       ...args,
-    );
+    )) as [number, number];
   }
 }

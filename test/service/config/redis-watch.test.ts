@@ -89,6 +89,26 @@ describe('RedisWatch', () => {
     expect(lines.text()).toMatch(/"level":50.*maxmemory-policy is not noeviction/);
   });
 
+  it('keys evicted at the memory limit (allkeys-lru): counted, an error line and a /readyz problem', async () => {
+    const server = await ownRedis(['--maxmemory-policy', 'allkeys-lru']);
+    const { redis, watch, lines, metric } = await watching(server);
+    expect((await metric('formguard_redis_evicted_keys_total'))[0]?.value).toBe(0);
+    const used = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1]);
+    await redis.config('SET', 'maxmemory', String(used + 1_000_000));
+    const value = 'x'.repeat(1_000);
+    for (let i = 0; i < 3_000; i += 100)
+      await redis.mset(...Array.from({ length: 100 }, (_, j) => [`fgtest:evict:${i + j}`, value]).flat());
+    const evicted = Number(/evicted_keys:(\d+)/.exec(await redis.info('stats'))?.[1]);
+    expect(evicted).toBeGreaterThan(0);
+    await watch.check();
+    expect((await metric('formguard_redis_evicted_keys_total'))[0]?.value).toBe(evicted);
+    expect(watch.problems().join('\n')).toMatch(new RegExp(`redis evicted ${evicted} keys`));
+    expect(lines.text()).toMatch(/"level":50.*"evictedKeys":\d+.*redis evicted keys/);
+    // Counted once: a check that finds no new eviction adds nothing.
+    await watch.check();
+    expect((await metric('formguard_redis_evicted_keys_total'))[0]?.value).toBe(evicted);
+  });
+
   it('a review worker connection refused (maxclients): shown not ready until it reconnects by itself', async () => {
     const server = await ownRedis(['--maxclients', '2']);
     const { watch, lines, metric } = await watching(server);

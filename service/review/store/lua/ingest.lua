@@ -3,7 +3,9 @@
   time and by confidence) and adds its line to the account's search hash; or, when an identical submission (same
   fingerprint) to the account is still pending and was first seen within the campaign window, adds this submission's
   id to that item's campaign instead of making a new item. Then keeps the account's pending items at most ARGV[11]
-  (an evicted item goes with every index entry, its search line, its campaign and its fingerprint key).
+  (an evicted item goes with every index entry, its search line, its campaign and its fingerprint key), evicting at
+  most ARGV[13] per call: each call adds one item, so a cap lowered on a full account is reached over the next calls
+  while no call holds Redis longer than a few evictions take.
 
   KEYS[1]      item key
   KEYS[2..5]   pending indexes by receivedAt: all, by status, by form, by form and status
@@ -23,6 +25,7 @@
   ARGV[10]     the item's search line
   ARGV[11]     most pending items the account keeps (0: no cap)
   ARGV[12]     most submissionIds a campaign's set keeps (past it, only counted)
+  ARGV[13]     most items one call evicts (more than 1)
 
   Returns {code, evicted}: code 1 stored, 2 merged into a campaign, 0 duplicate, -1 already past retention.
 ]]
@@ -59,7 +62,7 @@ if tonumber(ARGV[7]) > 0 then redis.call('SET', KEYS[7], ARGV[4], 'PX', ARGV[7])
 local max = tonumber(ARGV[11])
 local evicted = 0
 if max > 0 then
-  local over = redis.call('ZCARD', KEYS[2]) - max
+  local over = math.min(redis.call('ZCARD', KEYS[2]) - max, tonumber(ARGV[13]))
   -- Oldest pending spam verdicts first (the model was sure: least to learn from a moderator), then the oldest of any.
   for _, source in ipairs({ base .. ':pending:status:spam', KEYS[2] }) do
     while over > 0 do

@@ -2,8 +2,9 @@
   Keeps what the store holds of submissions that were not queued (a batch of them, one account): each one's verdict
   (no fields) for look-ups, and, within the keep-fields window, its fields and its search line, so a moderator can find
   and label a miss. Then trims both to their bounds, deleting what falls out: the newest ARGV[3] verdicts within
-  retention, the newest ARGV[5] kept fields within the keep-fields window. Called with no submission, it only trims
-  (the retention sweep).
+  retention, the newest ARGV[5] kept fields within the keep-fields window, at most ARGV[6] of each per call (more than
+  a call adds, so the bounds are reached over the next calls after a cap is lowered, while no call holds Redis long).
+  Called with no submission, it only trims (the retention sweep, which calls again while a call drops ARGV[6]).
 
   KEYS[1]  look-up verdicts: hash submissionId → verdict JSON
   KEYS[2]  the same ids by receivedAt (ms)
@@ -15,7 +16,8 @@
   ARGV[3]  most verdicts kept (0: none)
   ARGV[4]  keep-fields window, in ms
   ARGV[5]  most kept fields (0: none)
-  ARGV[6..] per submission, 5 entries: submissionId, receivedAt (ms), verdict JSON, submission JSON ('' to keep no
+  ARGV[6]  most entries of each structure one call drops
+  ARGV[7..] per submission, 5 entries: submissionId, receivedAt (ms), verdict JSON, submission JSON ('' to keep no
            fields), search line
 
   Returns {verdicts dropped, kept fields dropped}.
@@ -24,7 +26,8 @@ local now = tonumber(ARGV[1])
 local seenFrom, seenMax = now - tonumber(ARGV[2]), tonumber(ARGV[3])
 local keptFrom, keptMax = now - tonumber(ARGV[4]), tonumber(ARGV[5])
 local newestSeen, newestKept = 0, 0
-for i = 6, #ARGV, 5 do
+local most = tonumber(ARGV[6])
+for i = 7, #ARGV, 5 do
   local id, at = ARGV[i], tonumber(ARGV[i + 1])
   if seenMax > 0 and at > seenFrom then
     if redis.call('HSETNX', KEYS[1], id, ARGV[i + 2]) == 1 then redis.call('ZADD', KEYS[2], at, id) end
@@ -49,10 +52,10 @@ local function drop(index, hashes, ids)
   return #ids
 end
 
--- Past the window by age, then the oldest past the count.
+-- Past the window by age, then the oldest past the count; at most `most` in all.
 local function trim(index, hashes, from, max)
-  local n = drop(index, hashes, redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. from))
-  local over = redis.call('ZCARD', index) - max
+  local n = drop(index, hashes, redis.call('ZRANGEBYSCORE', index, '-inf', '(' .. from, 'LIMIT', 0, most))
+  local over = math.min(redis.call('ZCARD', index) - max, most - n)
   if over > 0 then n = n + drop(index, hashes, redis.call('ZRANGE', index, 0, over - 1)) end
   return n
 end

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
 import type { StoreOptions } from '../../../../service/review/store/context.ts';
+import { EVICT_PER_INGEST, TRIM_PER_CALL } from '../../../../service/review/store/items.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../helpers.ts';
 
@@ -18,6 +19,11 @@ function newStore(opts: Partial<StoreOptions> = {}): ReviewStore {
   const prefix = testPrefix('bounds');
   prefixes.push(prefix);
   return new ReviewStore(redis, { prefix, retentionDays: 30, keepFieldsDays: 3, ...opts });
+}
+
+/** The same data under other settings: a restart with a lowered cap. */
+function sameStore(store: ReviewStore, opts: Partial<StoreOptions>): ReviewStore {
+  return new ReviewStore(redis, { prefix: store.keys.prefix, retentionDays: 30, keepFieldsDays: 3, ...opts });
 }
 
 async function keysMatching(store: ReviewStore, pattern: string): Promise<string[]> {
@@ -68,6 +74,29 @@ describe('submissions that were not queued', () => {
     expect(await redis.hlen(store.keys.forAccount('small').kept())).toBe(10);
   });
 
+  it('a lowered cap is reached over several calls: one remember call drops at most TRIM_PER_CALL of each, the sweep the rest', async () => {
+    const big = newStore({ keepFieldsMax: 5_000, lookupMax: 5_000 });
+    const t0 = Date.now() - 3_600_000;
+    const job = (i: number) =>
+      fakeJob({ status: 'legitimate', receivedAt: new Date(t0 + i * 100).toISOString(), fields: { message: `note ${i}` } });
+    const n = TRIM_PER_CALL + 600;
+    await Promise.all(Array.from({ length: n }, (_, i) => big.items.remember(job(i))));
+    const k = big.keys.forAccount('acme');
+    expect(await redis.hlen(k.kept())).toBe(n);
+    const small = sameStore(big, { keepFieldsMax: 10, lookupMax: 20 });
+    // One submission, one script call: it adds one and drops at most TRIM_PER_CALL of each structure.
+    await small.items.remember(job(n));
+    expect(await redis.hlen(k.kept())).toBe(n + 1 - TRIM_PER_CALL);
+    expect(await redis.zcard(k.keptAt())).toBe(n + 1 - TRIM_PER_CALL);
+    expect(await redis.hlen(k.search())).toBe(n + 1 - TRIM_PER_CALL);
+    expect(await redis.hlen(k.seen())).toBe(n + 1 - TRIM_PER_CALL);
+    await small.items.trimRemembered('acme');
+    expect(await redis.hlen(k.kept())).toBe(10);
+    expect(await redis.hlen(k.search())).toBe(10);
+    expect(await redis.hlen(k.seen())).toBe(20);
+    expect(await redis.zcard(k.seenAt())).toBe(20);
+  });
+
   it('keep no fields past the keep-fields window, and the sweep trims an account that stopped sending', async () => {
     let now = Date.now();
     const store = newStore({ now: () => now });
@@ -111,6 +140,23 @@ describe('queued items', () => {
     expect(await redis.hlen(k.search())).toBe(5);
     expect(await keysMatching(store, 'review:{acme}:fingerprint:*')).toHaveLength(5);
     expect(await keysMatching(store, 'review:{acme}:item:*')).toHaveLength(5);
+  });
+
+  it('a lowered pending cap: each ingest evicts at most EVICT_PER_INGEST, and the cap is reached over the next ingests', async () => {
+    const evicted: number[] = [];
+    const big = newStore({ maxPending: 100 });
+    const t0 = Date.now() - 600_000;
+    const job = (i: number) =>
+      fakeJob({ receivedAt: new Date(t0 + i * 1000).toISOString(), status: 'spam', fields: { message: `distinct offer ${i}` } });
+    for (let i = 0; i < 40; i++) await big.items.ingest(job(i));
+    const small = sameStore(big, { maxPending: 5, onEvicted: (count) => evicted.push(count) });
+    await small.items.ingest(job(40));
+    expect(evicted).toEqual([EVICT_PER_INGEST]);
+    expect((await small.items.counts('acme')).pending).toBe(41 - EVICT_PER_INGEST);
+    for (let i = 41; i < 50; i++) await small.items.ingest(job(i));
+    expect(Math.max(...evicted)).toBe(EVICT_PER_INGEST);
+    expect((await small.items.counts('acme')).pending).toBe(5);
+    expect(await redis.hlen(small.keys.forAccount('acme').search())).toBe(5);
   });
 
   it('labelled items past the cap go once exported, oldest first; those not exported are kept and counted', async () => {
