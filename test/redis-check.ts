@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
-import { REDIS_URL } from './redis-url.ts';
+import { REDIS_URL } from './support/redis.ts';
 
 /**
  * The Redis and browser projects' global setup (every file there needs Redis, by its name: see vitest.config.ts).

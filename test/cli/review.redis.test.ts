@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../service/config/env.ts';
 import { ReviewStore } from '../../service/review/store/review-store.ts';
 import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../service/review/helpers.ts';
-import { missingDatabaseUrl } from '../redis-url.ts';
+import { missingDatabaseUrl } from '../support/redis.ts';
 
 const run = promisify(execFile);
 const prefix = testPrefix('cli');

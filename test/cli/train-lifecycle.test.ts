@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { listModelVersions } from '../../core/classifier/load.ts';
 import { readServingRecord, servingFile, writeServingRecord } from '../../core/classifier/serving-record.ts';
 import { repoRoot } from '../../service/config/env.ts';
-import { copyModel, tempModelsDir } from '../models-dir.ts';
+import { copyModel, tempModelsDir } from '../support/models-dir.ts';
 import { cli } from './run-cli.ts';
 
 const A = '20260101-000000';

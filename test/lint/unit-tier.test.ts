@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { launchChromium } from '../service/review/browser.ts';
-import { REDIS_URL } from '../redis-url.ts';
+import { REDIS_URL } from '../support/redis.ts';
 import { takeViolations } from '../support/unit-tier-guard.ts';
 
 // This file is in the unit tier: its setup (test/support/unit-tier-guard.ts) must refuse what the tier has not got.

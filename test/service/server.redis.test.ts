@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { repoRoot } from '../../service/config/env.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from './review/helpers.ts';
-import { missingDatabaseUrl } from '../redis-url.ts';
+import { missingDatabaseUrl } from '../support/redis.ts';
 
 let dir: string;
 beforeAll(async () => {

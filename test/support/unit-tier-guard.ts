@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach } from 'vitest';
-import { REDIS_URL } from '../redis-url.ts';
+import { REDIS_URL } from './redis.ts';
 
 const INSTALLED = Symbol.for('formguard.unitTierGuard');
 const REFUSED_COMMANDS = /^(redis-server|redis-cli|chromium|chromium-browser|chrome|google-chrome|headless_shell)$/;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listModelVersions, loadClassifier } from '../../../core/classifier/load.ts';
 import { FeatureVersionMismatchError, ModelLoadError } from '../../../core/classifier/errors.ts';
 import { repoRoot } from '../../../service/config/env.ts';
-import { copyModel } from '../../models-dir.ts';
+import { copyModel } from '../../support/models-dir.ts';
 
 const bundled = path.join(repoRoot, 'models');
 let dir: string;

@@ -8,7 +8,7 @@ import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
-import { TestCluster } from '../../redis-cluster.ts';
+import { TestCluster } from '../../support/redis-cluster.ts';
 import { API_KEY, keywordClassifier, reviewEnv, tenantsFile } from '../review/app-fixture.ts';
 import { silent, tempDir, testPrefix, until } from '../review/helpers.ts';
 

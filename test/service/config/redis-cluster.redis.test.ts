@@ -13,7 +13,7 @@ import { exportLabels } from '../../../service/review/label-files/export-labels.
 import { REVIEW_QUEUE } from '../../../service/review/intake/queue.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
-import { TestCluster } from '../../redis-cluster.ts';
+import { TestCluster } from '../../support/redis-cluster.ts';
 import { ORIGIN, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
 import {
   ACME_TOKEN,

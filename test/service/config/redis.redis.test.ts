@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckedRedis, firstConnection, type CheckedRedisOptions } from '../../../service/config/redis.ts';
-import { missingDatabaseUrl, REDIS_URL } from '../../redis-url.ts';
+import { missingDatabaseUrl, REDIS_URL } from '../../support/redis.ts';
 
 const key = `formguard-test:select:${randomBytes(6).toString('hex')}`;
 let missing: { url: string; db: number };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeServingRecord } from '../../../core/classifier/serving-record.ts';
 import { buildApp } from '../../../service/app.ts';
 import { ServingFollower } from '../../../service/models/serving-follower.ts';
-import { addAccountCorrections, copyModel, tempModelsDir } from '../../models-dir.ts';
+import { addAccountCorrections, copyModel, tempModelsDir } from '../../support/models-dir.ts';
 import { silent } from '../review/helpers.ts';
 import { KEY, OTHER_KEY, tenants } from '../helpers.ts';
 

@@ -12,7 +12,7 @@ import { ServingFollower } from '../../../service/models/serving-follower.ts';
 import { RedisShadowSink } from '../../../service/models/shadow.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
-import { copyModel, tempModelsDir } from '../../models-dir.ts';
+import { copyModel, tempModelsDir } from '../../support/models-dir.ts';
 import { cli } from '../../cli/run-cli.ts';
 import { API_KEY, reviewEnv, tenantsFile } from '../review/app-fixture.ts';
 import { deleteKeys, REDIS_URL, silent, tempDir, testPrefix, until } from '../review/helpers.ts';

@@ -5,7 +5,7 @@ import { writeServingRecord } from '../../../core/classifier/serving-record.ts';
 import { buildApp } from '../../../service/app.ts';
 import { ServingFollower } from '../../../service/models/serving-follower.ts';
 import { captureLogger, KEY, tenants, tenantsFile } from '../helpers.ts';
-import { copyModel, corruptModel, tempModelsDir } from '../../models-dir.ts';
+import { copyModel, corruptModel, tempModelsDir } from '../../support/models-dir.ts';
 
 const A = '20260101-000000';
 const B = '20260102-000000';

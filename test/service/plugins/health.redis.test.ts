@@ -5,7 +5,7 @@ import type { Classifier } from '../../../core/classifier/types.ts';
 import { buildAdminApp } from '../../../service/admin.ts';
 import { ORIGIN, stubClassifier, testApp, verifyBody } from '../helpers.ts';
 import { CheckedRedis, firstConnection } from '../../../service/config/redis.ts';
-import { missingDatabaseUrl, REDIS_URL } from '../../redis-url.ts';
+import { missingDatabaseUrl, REDIS_URL } from '../../support/redis.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InstanceHeartbeat } from '../../../service/rate-limit/instances.ts';
-import { REDIS_URL } from '../../redis-url.ts';
+import { REDIS_URL } from '../../support/redis.ts';
 
 const prefix = `fgtest-instances-${randomBytes(4).toString('hex')}`;
 const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import type { RateRule } from '../../../service/rate-limit/types.ts';
-import { REDIS_URL } from '../../redis-url.ts';
+import { REDIS_URL } from '../../support/redis.ts';
 
 const prefix = `formguard-test:rl:${randomBytes(6).toString('hex')}`;
 let redis: Redis;

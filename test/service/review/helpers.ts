@@ -10,7 +10,7 @@ import pino from 'pino';
 import type { ModeratorSource } from '../../../service/review/console/auth.ts';
 import type { ReviewJob } from '../../../service/review/intake/job-schema.ts';
 
-export { REDIS_URL } from '../../redis-url.ts';
+export { REDIS_URL } from '../../support/redis.ts';
 export const silent = pino({ level: 'silent' });
 
 /** A prefix of its own for each suite, so suites can run side by side and be cleaned up. */

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import { ORIGIN, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
-import { REDIS_URL } from '../../redis-url.ts';
+import { REDIS_URL } from '../../support/redis.ts';
 
 const prefix = `formguard-test:app:${randomBytes(6).toString('hex')}`;
 let redis: Redis;

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { listModelVersions } from '../core/classifier/load.ts';
-import { repoRoot } from '../service/config/env.ts';
+import { listModelVersions } from '../../core/classifier/load.ts';
+import { repoRoot } from '../../service/config/env.ts';
 
 const bundled = path.join(repoRoot, 'models');
 
