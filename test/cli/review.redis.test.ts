@@ -6,7 +6,9 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../service/config/env.ts';
 import { ReviewStore } from '../../service/review/store/review-store.ts';
-import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../service/review/helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../support/redis.ts';
+import { fakeJob } from '../service/review/helpers.ts';
+import { tempDir } from '../support/temp-dir.ts';
 import { missingDatabaseUrl } from '../support/redis.ts';
 
 const run = promisify(execFile);

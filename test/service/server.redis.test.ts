@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { repoRoot } from '../../service/config/env.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from './review/helpers.ts';
-import { missingDatabaseUrl } from '../support/redis.ts';
+import { freePort } from '../support/free-port.ts';
+import { deleteKeys, missingDatabaseUrl, REDIS_URL, testPrefix } from '../support/redis.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -17,15 +17,6 @@ beforeAll(async () => {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
 }, 60_000);
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function start(env: Record<string, string>): {
   child: ChildProcess;

@@ -8,8 +8,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../service/config/env.ts';
 import { restartDelayMs } from '../../service/workers.ts';
-import { KEY, tenantsFile } from './helpers.ts';
-import { deleteKeys, freePort, REDIS_URL, testPrefix, until } from './review/helpers.ts';
+import { KEY, tenantsFile } from '../support/tenants.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../support/redis.ts';
+import { freePort } from '../support/free-port.ts';
+import { until } from '../support/until.ts';
 
 /** The account's limit: more answers than this in the hour would mean each worker counted on its own. */
 const LIMIT = 8;

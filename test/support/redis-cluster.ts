@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
+import { until } from './until.ts';
 
 const run = promisify(execFile);
 
@@ -34,12 +35,9 @@ async function freeClusterPorts(count: number): Promise<number[]> {
   return ports;
 }
 
-async function until(check: () => Promise<boolean>, what: string, limitMs: number): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`test cluster: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Polls `check` (a refused or failed probe counts as "not yet") every 100 ms until it holds. */
+function settled(check: () => Promise<boolean>, what: string, limitMs: number): Promise<void> {
+  return until(() => check().catch(() => false), `test cluster: ${what}`, limitMs, 100);
 }
 
 function probe(port: number): Redis {
@@ -105,7 +103,7 @@ export class TestCluster {
     const cluster = new TestCluster(nodes, dir);
     try {
       for (const node of nodes) {
-        await until(
+        await settled(
           async () => {
             if (node.proc.exitCode !== null) throw new Error(`redis-server on ${node.port} exited with ${node.proc.exitCode}`);
             return (await ask(node.port, (r) => r.ping())) === 'PONG';
@@ -141,7 +139,7 @@ export class TestCluster {
 
   /** Waits until every running node says the cluster is ok with all slots served and each master has a replica in sync. */
   async waitHealthy(limitMs = 30_000): Promise<void> {
-    await until(
+    await settled(
       async () => {
         for (const node of this.alive) {
           const info = await ask(node.port, (r) => r.cluster('INFO'));
@@ -194,7 +192,7 @@ export class TestCluster {
 
   /** Waits until a replica serves every slot `port` served, and every running node says the cluster is ok. */
   async waitFailover(port: number, limitMs = 30_000): Promise<void> {
-    await until(
+    await settled(
       async () => {
         for (const node of this.alive) {
           const info = await ask(node.port, (r) => r.cluster('INFO'));

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 /** The Redis every integration test uses: TEST_REDIS_URL, or the local one. Suites keep to key prefixes of their own. */
@@ -14,4 +15,18 @@ export async function missingDatabaseUrl(): Promise<{ url: string; db: number }>
   } finally {
     redis.disconnect();
   }
+}
+
+/** A prefix of its own for each suite, so suites can run side by side and be cleaned up. */
+export function testPrefix(name: string): string {
+  return `fgtest-${name}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }

@@ -9,8 +9,12 @@ import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 import { TestCluster } from '../../support/redis-cluster.ts';
-import { API_KEY, keywordClassifier, reviewEnv, tenantsFile } from '../review/app-fixture.ts';
-import { silent, tempDir, testPrefix, until } from '../review/helpers.ts';
+import { KEY as API_KEY, tenantsFile } from '../../support/tenants.ts';
+import { keywordClassifier, reviewEnv } from '../review/app-fixture.ts';
+import { silent } from '../../support/logs.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { testPrefix } from '../../support/redis.ts';
+import { until } from '../../support/until.ts';
 
 let cluster: TestCluster;
 const clients: RedisClient[] = [];

@@ -14,17 +14,14 @@ import { REVIEW_QUEUE } from '../../../service/review/intake/queue.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 import { TestCluster } from '../../support/redis-cluster.ts';
-import { ORIGIN, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
-import {
-  ACME_TOKEN,
-  API_KEY,
-  JSON_HEADERS,
-  keywordClassifier,
-  reviewEnv,
-  signIn,
-  tenantsFile as reviewTenantsFile,
-} from '../review/app-fixture.ts';
-import { silent, tempDir, testPrefix, until } from '../review/helpers.ts';
+import { ORIGIN, tenants, testApp, verifyBody } from '../helpers.ts';
+import { tenantsFile } from '../../support/tenants.ts';
+import { ACME_TOKEN, KEY as API_KEY, tenantsFile as reviewTenantsFile } from '../../support/tenants.ts';
+import { JSON_HEADERS, keywordClassifier, reviewEnv, signIn } from '../review/app-fixture.ts';
+import { silent } from '../../support/logs.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { testPrefix } from '../../support/redis.ts';
+import { until } from '../../support/until.ts';
 
 // A real Redis Cluster (three masters, one replica each) of this suite's own, on loopback ports.
 let cluster: TestCluster;

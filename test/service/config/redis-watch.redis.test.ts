@@ -4,7 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRedis } from '../../../service/config/redis.ts';
 import { RedisWatch } from '../../../service/config/redis-watch.ts';
 import { workerConnection } from '../../../service/review/connection.ts';
-import { captureLines, type OwnRedis, silent, startOwnRedis, until } from '../review/helpers.ts';
+import { captureLines, silent } from '../../support/logs.ts';
+import { type OwnRedis, startOwnRedis } from '../../support/own-redis.ts';
+import { until } from '../../support/until.ts';
 
 // Redis servers of the test's own: restarted without persistence, filled to maxmemory, set to evict, out of client
 // slots. Each time /readyz's detail, the metrics and the log must say so.

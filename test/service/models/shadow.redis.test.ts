@@ -14,8 +14,12 @@ import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 import { copyModel, tempModelsDir } from '../../support/models-dir.ts';
 import { cli } from '../../cli/run-cli.ts';
-import { API_KEY, reviewEnv, tenantsFile } from '../review/app-fixture.ts';
-import { deleteKeys, REDIS_URL, silent, tempDir, testPrefix, until } from '../review/helpers.ts';
+import { KEY as API_KEY, tenantsFile } from '../../support/tenants.ts';
+import { reviewEnv } from '../review/app-fixture.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../support/redis.ts';
+import { silent } from '../../support/logs.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { until } from '../../support/until.ts';
 
 const A = '20260101-000000';
 /** Calls everything spam (threshold 0): it disagrees with A on every legitimate submission. */
@@ -46,7 +50,7 @@ let redis: Redis;
 const reviewPrefix = testPrefix('shadow-review');
 const shadowPrefixes: string[] = [];
 const apps: FastifyInstance[] = [];
-const tenants = { current: parseTenants(JSON.stringify(tenantsFile(true)), 'test') };
+const tenants = { current: parseTenants(JSON.stringify(tenantsFile()), 'test') };
 
 beforeAll(async () => {
   modelsDir = tempModelsDir();

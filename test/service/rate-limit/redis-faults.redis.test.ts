@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
 import type { RateRule } from '../../../service/rate-limit/types.ts';
-import { type OwnRedis, startOwnRedis, until } from '../review/helpers.ts';
+import { type OwnRedis, startOwnRedis } from '../../support/own-redis.ts';
+import { until } from '../../support/until.ts';
 
 // Redis servers of the test's own, made to refuse writes (maxmemory, noeviction), restarted without persistence, or
 // stopped: an account must never get more than its limit because Redis could not count.

@@ -8,7 +8,12 @@ import { CircuitBreaker } from '../../../service/resilience/breaker.ts';
 import { readPersistence } from '../../../service/review/persistence.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { ORIGIN, testApp, verifyBody } from '../helpers.ts';
-import { freePort, moderators, OwnRedis, silent, tempDir, until } from '../review/helpers.ts';
+import { freePort } from '../../support/free-port.ts';
+import { moderators } from '../review/helpers.ts';
+import { OwnRedis } from '../../support/own-redis.ts';
+import { silent } from '../../support/logs.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { until } from '../../support/until.ts';
 
 // A Redis of the test's own is stopped with SIGSTOP: connected, never answering, the way a hung server looks. Every
 // call on the verify path (rate limit, failed-key guard, review add) must stop waiting on it after a few tries.

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
-import { ORIGIN, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
+import { ORIGIN, tenants, testApp, verifyBody } from '../helpers.ts';
+import { tenantsFile } from '../../support/tenants.ts';
 import { REDIS_URL } from '../../support/redis.ts';
 
 const prefix = `formguard-test:app:${randomBytes(6).toString('hex')}`;

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTenants } from '../../../../service/tenants/load.ts';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, API_KEY, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn, tenantsFile, type ReviewAppFixture } from '../app-fixture.ts';
-import { fakeJob, until } from '../helpers.ts';
+import { ACME_TOKEN, KEY as API_KEY, GLOBEX_TOKEN, tenantsFile } from '../../../support/tenants.ts';
+import { JSON_HEADERS, reviewApp, signIn, type ReviewAppFixture } from '../app-fixture.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // The console's list, search, bulk and report API through the real buildApp: filters, validation, and account isolation.
 let f: ReviewAppFixture;

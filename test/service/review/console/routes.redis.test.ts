@@ -2,17 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../../../service/review/console/headers.ts';
 import { CSRF_HEADER } from '../../../../service/review/console/routes.ts';
 import { parseTenants } from '../../../../service/tenants/load.ts';
-import {
-  ACME_TOKEN,
-  API_KEY,
-  GLOBEX_TOKEN,
-  JSON_HEADERS,
-  reviewApp,
-  signIn as signInAs,
-  tenantsFile,
-  type ReviewAppFixture,
-} from '../app-fixture.ts';
-import { captureLines, fakeJob, until } from '../helpers.ts';
+import { ACME_TOKEN, KEY as API_KEY, GLOBEX_TOKEN, tenantsFile } from '../../../support/tenants.ts';
+import { JSON_HEADERS, reviewApp, signIn as signInAs, type ReviewAppFixture } from '../app-fixture.ts';
+import { captureLines } from '../../../support/logs.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 let f: ReviewAppFixture;
 const logs = captureLines();

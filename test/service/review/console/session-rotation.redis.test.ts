@@ -6,16 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../../service/config/env.ts';
 import { loadTenantsFile, parseTenants } from '../../../../service/tenants/load.ts';
 import type { TenantsFile } from '../../../../service/tenants/schema.ts';
-import {
-  ACME_TOKEN,
-  GLOBEX_TOKEN,
-  JSON_HEADERS,
-  reviewApp,
-  signIn as signInAs,
-  tenantsFile,
-  type ReviewAppFixture,
-} from '../app-fixture.ts';
-import { sha256, tempDir } from '../helpers.ts';
+import { ACME_TOKEN, GLOBEX_TOKEN, tenantsFile } from '../../../support/tenants.ts';
+import { JSON_HEADERS, reviewApp, signIn as signInAs, type ReviewAppFixture } from '../app-fixture.ts';
+import { sha256 } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 const run = promisify(execFile);
 const json = JSON_HEADERS;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_HEADERS } from '../../../../service/review/console/headers.ts';
-import { ACME_TOKEN, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN, GLOBEX_TOKEN } from '../../../support/tenants.ts';
+import { JSON_HEADERS, reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
 
 let f: ReviewAppFixture;
 

@@ -1,8 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
-import { until } from '../helpers.ts';
+import { KEY as API_KEY } from '../../../support/tenants.ts';
+import { reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
+import { until } from '../../../support/until.ts';
 
 // Submitted text that made the review path (after the answer) quadratic: a long run without '@' or spaces stalled the
 // whole service for seconds. In Redis mode, through the real app: every submission is answered, the event loop is

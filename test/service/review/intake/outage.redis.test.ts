@@ -3,7 +3,12 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
 import { startReview, type Review } from '../../../../service/review/setup.ts';
-import { fakeJob, freePort, moderators, OwnRedis, silent, tempDir, until } from '../helpers.ts';
+import { fakeJob, moderators } from '../helpers.ts';
+import { freePort } from '../../../support/free-port.ts';
+import { OwnRedis } from '../../../support/own-redis.ts';
+import { silent } from '../../../support/logs.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { until } from '../../../support/until.ts';
 
 // A Redis of the test's own is stopped during traffic and started again; the service is restarted while it is
 // down. Every flagged submission must reach the review store, none twice, and nothing unflagged.

@@ -4,7 +4,11 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REVIEW_QUEUE } from '../../../../service/review/intake/queue.ts';
 import { startReview, type Review } from '../../../../service/review/setup.ts';
-import { deleteKeys, fakeJob, moderators, REDIS_URL, silent, tempDir, testPrefix, until } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob, moderators } from '../helpers.ts';
+import { silent } from '../../../support/logs.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { until } from '../../../support/until.ts';
 
 const prefix = testPrefix('queue');
 const redis = new Redis(REDIS_URL);

@@ -5,7 +5,10 @@ import { exportLabels } from '../../../../service/review/label-files/export-labe
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { syncDir } from '../../../../core/fs/sync-dir.ts';
-import { deleteKeys, fakeJob, REDIS_URL, silent, tempDir, testPrefix } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob } from '../helpers.ts';
+import { silent } from '../../../support/logs.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 // A power loss cannot be faked here; what can be checked is that the folder holding a new file (or a new folder) is
 // fsync'd before the write is acknowledged. syncDir still does its work: the spy only records the calls.

@@ -7,7 +7,9 @@ import { eraseLabels } from '../../../../service/review/label-files/erase-labels
 import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../../../service/review/label-files/export-labels.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { loadDataDir } from '../../../../training/data/loaders.ts';
-import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 const redis = new Redis(REDIS_URL);
 const prefixes: string[] = [];

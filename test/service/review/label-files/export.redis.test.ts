@@ -8,7 +8,9 @@ import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../..
 import type { ExportLedger, UnexportedLabel } from '../../../../service/review/store/export-ledger.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { latestLabels, loadDataDir, loadJsonl } from '../../../../training/data/loaders.ts';
-import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 const redis = new Redis(REDIS_URL);
 const prefixes: string[] = [];

@@ -3,7 +3,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
 import type { StoreOptions } from '../../../../service/review/store/context.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
-import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 // What the review store keeps per submission is bounded per account by a count as well as by an age: what falls out is
 // deleted in the script that writes, and every structure of an evicted or dropped item goes with it.

@@ -4,7 +4,9 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
-import { deleteKeys, fakeJob, REDIS_URL, tempDir, testPrefix } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 const redis = new Redis(REDIS_URL);
 const prefixes: string[] = [];

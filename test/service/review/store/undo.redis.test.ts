@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
-import { deleteKeys, fakeJob, REDIS_URL, testPrefix } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { fakeJob } from '../helpers.ts';
 
 // Undo with several moderators on one item, against the real store scripts on the test Redis (own key prefix).
 const prefix = testPrefix('undo');
