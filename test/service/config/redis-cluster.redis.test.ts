@@ -9,7 +9,7 @@ import { buildApp } from '../../../service/app.ts';
 import { createRedisClient, scanKeys, type RedisClient } from '../../../service/config/redis-target.ts';
 import { MemoryRateLimiter } from '../../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../../service/rate-limit/redis.ts';
-import { exportLabels } from '../../../service/review/label-files/export-labels.ts';
+import { exportLabels } from '../../../cli/lib/label-files/export-labels.ts';
 import { REVIEW_QUEUE } from '../../../service/review/intake/queue.ts';
 import { startReview, type Review } from '../../../service/review/setup.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';

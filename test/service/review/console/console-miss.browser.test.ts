@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
+import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import { ACME_TOKEN, KEY as API_KEY, GLOBEX_TOKEN } from '../../../support/tenants.ts';
 import { consoleApp, JSON_HEADERS, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';

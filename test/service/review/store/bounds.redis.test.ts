@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
+import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import type { StoreOptions } from '../../../../service/review/store/context.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
+import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
 import { fakeJob } from '../helpers.ts';

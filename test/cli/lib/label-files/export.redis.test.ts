@@ -4,12 +4,12 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../../../service/review/label-files/export-labels.ts';
+import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../../../cli/lib/label-files/export-labels.ts';
 import type { ExportLedger, UnexportedLabel } from '../../../../service/review/store/export-ledger.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { latestLabels, loadDataDir, loadJsonl } from '../../../../training/data/loaders.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
-import { fakeJob } from '../helpers.ts';
+import { fakeJob } from '../../../service/review/helpers.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 
 const redis = new Redis(REDIS_URL);

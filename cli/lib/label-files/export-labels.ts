@@ -15,7 +15,7 @@ import { readLabelsFile } from '../../../core/labels/labels-file.ts';
 import { makeDir } from '../../../core/fs/make-dir.ts';
 import { syncDir } from '../../../core/fs/sync-dir.ts';
 import { withSyncedFile } from '../../../core/fs/synced-file.ts';
-import type { ExportLedger, WithdrawalEntry } from '../store/export-ledger.ts';
+import type { ExportLedger, WithdrawalEntry } from '../../../service/review/store/export-ledger.ts';
 import { LabelLineSet, WithdrawalSet } from '../../../core/labels/withdrawal-match.ts';
 
 export interface ExportResult {

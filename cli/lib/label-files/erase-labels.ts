@@ -3,8 +3,8 @@ import path from 'node:path';
 import { lockLabelsDir } from './export-labels.ts';
 import { readLabelsFile, type LabelsFileLine } from '../../../core/labels/labels-file.ts';
 import { erasableLineSchema, type ErasableLine } from '../../../core/labels/records.ts';
-import type { ErasedAccount, ErasedSubmission } from '../store/erasure.ts';
-import type { ReviewStore } from '../store/review-store.ts';
+import type { ErasedAccount, ErasedSubmission } from '../../../service/review/store/erasure.ts';
+import type { ReviewStore } from '../../../service/review/store/review-store.ts';
 import { replaceFile } from '../../../core/fs/replace-file.ts';
 import { syncDir } from '../../../core/fs/sync-dir.ts';
 

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
+import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { syncDir } from '../../../../core/fs/sync-dir.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
-import { fakeJob } from '../helpers.ts';
+import { fakeJob } from '../../../service/review/helpers.ts';
 import { silent } from '../../../support/logs.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 

@@ -1,8 +1,8 @@
 import { CommandError } from '../../core/cli/usage.ts';
-import { ConfigError, parseEnv } from '../config/env.ts';
-import { CheckedRedis } from '../config/redis.ts';
-import { describeRedis, openRedis, redisTarget, type RedisClient } from '../config/redis-target.ts';
-import { ReviewStore } from './store/review-store.ts';
+import { ConfigError, parseEnv } from '../../service/config/env.ts';
+import { CheckedRedis } from '../../service/config/redis.ts';
+import { describeRedis, openRedis, redisTarget, type RedisClient } from '../../service/config/redis-target.ts';
+import { ReviewStore } from '../../service/review/store/review-store.ts';
 
 /**
  * The review store of REDIS_URL (or REDIS_CLUSTER_NODES), for the terminal tools (they talk to Redis directly); a
