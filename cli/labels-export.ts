@@ -1,6 +1,6 @@
 // npm run labels:export [-- --dir data/labels]: writes labels not yet exported to <dir>/<YYYY-MM-DD>.jsonl.
 import path from 'node:path';
-import { repoRoot } from '../service/config/env.ts';
+import { repoRoot } from '../core/fs/repo-root.ts';
 import { exportLabels } from './lib/label-files/export-labels.ts';
 import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';

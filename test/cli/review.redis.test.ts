@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { ReviewStore } from '../../service/review/store/review-store.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../support/redis.ts';
 import { fakeJob } from '../service/review/helpers.ts';

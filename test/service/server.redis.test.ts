@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { freePort } from '../support/free-port.ts';
 import { deleteKeys, missingDatabaseUrl, REDIS_URL, testPrefix } from '../support/redis.ts';
 

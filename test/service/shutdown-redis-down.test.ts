@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { sha256Hex } from '../../service/tenants/key.ts';
 import { freePort } from '../support/free-port.ts';
 import { tempDir } from '../support/temp-dir.ts';

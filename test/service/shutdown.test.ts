@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { freePort } from '../support/free-port.ts';
 
 // The real server (service/server.ts with close-with-grace) under closed-loop keep-alive load gets SIGTERM. Every

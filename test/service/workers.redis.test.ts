@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { restartDelayMs } from '../../service/workers.ts';
 import { KEY, tenantsFile } from '../support/tenants.ts';
 import { deleteKeys, REDIS_URL, testPrefix } from '../support/redis.ts';

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { freePort } from './free-port.ts';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** A submission the bundled model answers as legitimate, and one it answers as spam (checked on every run). */
 export const LEGIT = {

@@ -1,7 +1,7 @@
 // Takes docs/review-console.png: the console with real-looking items. Run: npx tsx test/service/review/screenshot.ts
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import type { ReviewJob } from '../../../service/review/intake/job-schema.ts';
 import { ACME_TOKEN } from '../../support/tenants.ts';
 import { reviewApp } from './app-fixture.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { TenantsError } from '../../../service/tenants/compile.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 import { TenantsStore } from '../../../service/tenants/store.ts';

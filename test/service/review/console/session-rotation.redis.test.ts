@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../../service/config/env.ts';
+import { repoRoot } from '../../../../core/fs/repo-root.ts';
 import { loadTenantsFile, parseTenants } from '../../../../service/tenants/load.ts';
 import type { TenantsFile } from '../../../../service/tenants/schema.ts';
 import { ACME_TOKEN, GLOBEX_TOKEN, tenantsFile } from '../../../support/tenants.ts';
