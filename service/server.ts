@@ -245,7 +245,7 @@ async function main(env: Env): Promise<void> {
   if (workerSlot !== undefined) {
     // The primary asks for a drain by message: it must not add a second signal to a Ctrl-C the worker already has.
     onDrainRequest(() => {
-      if (!closing) void closer.close();
+      if (!closing) closer.close();
     });
     await app.ready();
     reportToPrimary(metricsRegistry, app.swagger());

@@ -92,7 +92,9 @@ describe('the review sink with Redis down', () => {
     let kept = 0;
     const s = sink(new ReviewSpool(dir.dir, 1024 * 1024, silent), registry, {
       policy: { band: 0, sampleRate: 0 },
-      remember: async () => void kept++,
+      remember: async () => {
+        kept++;
+      },
     });
     for (let i = 0; i < 7; i++) expect(s.offer(fakeJob({ status: 'legitimate', confidence: 0.99 }))).toBeUndefined();
     await s.close();
