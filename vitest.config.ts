@@ -1,14 +1,32 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Three tiers, told apart by file name: *.browser.test.ts drive Chromium (and Redis), *.redis.test.ts need Redis,
+// every other test file is the unit tier (`npm run test:unit`), whose setup refuses Redis and browsers so a file that
+// needs them cannot land there unnoticed. `vitest run` (in `npm test`) runs all three.
+const REDIS = '**/*.redis.test.ts';
+const BROWSER = '**/*.browser.test.ts';
+// The client package keeps its own tests beside it (clients/js/test), run with everything else.
+const ALL = ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    // The client package keeps its own tests beside it (clients/js/test), run with everything else.
-    include: ['test/**/*.test.ts', 'clients/*/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Redis-backed suites use their own DB numbers / prefixes, so files may run in parallel.
     pool: 'forks',
-    // Stops the run at once, with one line, when the selected files need Redis and none answers at TEST_REDIS_URL.
-    globalSetup: ['test/redis-check.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ALL,
+          exclude: [...configDefaults.exclude, REDIS, BROWSER],
+          setupFiles: ['test/support/unit-tier-guard.ts'],
+        },
+      },
+      // Stops the run at once, with one line, when the selected files need Redis and none answers at TEST_REDIS_URL.
+      { extends: true, test: { name: 'redis', include: [REDIS], globalSetup: ['test/redis-check.ts'] } },
+      { extends: true, test: { name: 'browser', include: [BROWSER], globalSetup: ['test/redis-check.ts'] } },
+    ],
   },
 });

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { buildApp } from '../service/app.ts';
 import { loadClassifier } from '../core/classifier/load.ts';
-import { repoRoot } from '../service/config/env.ts';
+import { repoRoot } from '../core/fs/repo-root.ts';
 import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../service/http/json-depth.ts';
 import { sha256Hex } from '../service/tenants/key.ts';
 import { parseTenants } from '../service/tenants/load.ts';

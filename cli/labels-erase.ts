@@ -1,13 +1,13 @@
 // npm run labels:erase -- --account <id> | --submission <id> | --form <id> [--dir data/labels] [--dry-run] [--files-only]:
 // erases submitted content (a GDPR erasure request) from the exported label files and the review store.
 import path from 'node:path';
-import { repoRoot } from '../service/config/env.ts';
-import { eraseLabels, type EraseResult, type EraseSelector } from '../service/review/label-files/erase-labels.ts';
+import { repoRoot } from '../core/fs/repo-root.ts';
+import { eraseLabels, type EraseResult, type EraseSelector } from './lib/label-files/erase-labels.ts';
 import { labelRecordSchema } from '../core/labels/records.ts';
 import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { clean, parseFlags, UsageError } from '../core/cli/usage.ts';
-import { openStore } from '../service/review/open-store.ts';
+import { openStore } from './lib/open-store.ts';
 
 const USAGE = `Usage: npm run labels:erase -- [--account <id>] [--submission <submissionId> ...] [--form <formId> ...]
                               [--dir data/labels] [--dry-run] [--files-only]

@@ -1,11 +1,11 @@
 // npm run labels:export [-- --dir data/labels]: writes labels not yet exported to <dir>/<YYYY-MM-DD>.jsonl.
 import path from 'node:path';
-import { repoRoot } from '../service/config/env.ts';
-import { exportLabels } from '../service/review/label-files/export-labels.ts';
+import { repoRoot } from '../core/fs/repo-root.ts';
+import { exportLabels } from './lib/label-files/export-labels.ts';
 import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { parseFlags } from '../core/cli/usage.ts';
-import { openStore } from '../service/review/open-store.ts';
+import { openStore } from './lib/open-store.ts';
 
 const USAGE = `Usage: npm run labels:export [-- --dir data/labels]
 Writes every moderator label not yet exported to <dir>/<YYYY-MM-DD of labelledAt>.jsonl (REDIS_URL names the store),

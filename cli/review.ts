@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import type { RedisClient } from '../service/config/redis-target.ts';
 import { runCommand } from '../core/cli/run.ts';
 import { clean, CommandError, parseFlags, UsageError, wholeNumber } from '../core/cli/usage.ts';
-import { openStore } from '../service/review/open-store.ts';
+import { openStore } from './lib/open-store.ts';
 import { labelSchema } from '../core/labels/records.ts';
 import type { ReviewJob } from '../service/review/intake/job-schema.ts';
 

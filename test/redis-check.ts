@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
-import { REDIS_URL } from './redis-url.ts';
-
-/** What a test file needs Redis for, by what it reads: the Redis helpers, a Redis client or a service started with Redis. */
-const USES_REDIS = /redis|service-process|startReview|testApp\(/i;
+import { REDIS_URL } from './support/redis.ts';
 
 /**
+ * The Redis and browser projects' global setup (every file there needs Redis, by its name: see vitest.config.ts).
  * Before any test file runs: when one of the selected files needs Redis and none answers at TEST_REDIS_URL, the run
  * stops at once with one line saying what to start, instead of suites timing out one by one with ECONNREFUSED.
  */
@@ -14,7 +11,7 @@ export default async function checkRedis(project: TestProject): Promise<void> {
   // The command line's file filters (vitest keeps them as filenamePattern once the run starts).
   const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
   const { testFiles } = await project.globTestFiles(filters);
-  if (!testFiles.some((f) => USES_REDIS.test(readFileSync(f, 'utf8')))) return;
+  if (testFiles.length === 0) return;
   if (await redisAnswers()) return;
   console.error(missingRedisLine());
   process.exit(1);

@@ -1,7 +1,5 @@
-import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_SHADOW_PREFIX } from '../../core/classifier/shadow-store.ts';
 import { DEFAULT_ACCEPT_FIRST_MS, DEFAULT_TURN_BUDGET_MS } from '../verify/admission.ts';
@@ -254,14 +252,4 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return result.data;
-}
-
-/** The folder holding package.json: found by walking up, so the sources (service/config/) and the bundle (dist/) agree. */
-export const repoRoot = packageRoot(import.meta.dirname);
-
-function packageRoot(from: string): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new ConfigError(`no package.json in ${from} or above it`);
-  }
 }

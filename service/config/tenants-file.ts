@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { ConfigError, repoRoot, type Env } from './env.ts';
+import { ConfigError, type Env } from './env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 
 export const EXAMPLE_TENANTS_FILE = path.join(repoRoot, 'examples', 'tenants.example.json');
 

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { cli } from './run-cli.ts';
 
 const bundledModel = path.join('models', readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '');

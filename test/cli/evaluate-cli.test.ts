@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { cli, type CliResult } from './run-cli.ts';
 
 const evaluate = (args: string[]): Promise<CliResult> => cli('cli/evaluate.ts', args);

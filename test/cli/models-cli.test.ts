@@ -2,8 +2,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServingRecord, servingFile } from '../../core/classifier/serving-record.ts';
-import { repoRoot } from '../../service/config/env.ts';
-import { copyModel, corruptModel, tempModelsDir } from '../models-dir.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
+import { copyModel, corruptModel, tempModelsDir } from '../support/models-dir.ts';
 import { cli } from './run-cli.ts';
 
 const A = '20260101-000000';

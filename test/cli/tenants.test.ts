@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { loadTenantsFile } from '../../service/tenants/load.ts';
 import { stubClassifier, testApp } from '../service/helpers.ts';
 

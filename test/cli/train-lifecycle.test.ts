@@ -3,8 +3,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listModelVersions } from '../../core/classifier/load.ts';
 import { readServingRecord, servingFile, writeServingRecord } from '../../core/classifier/serving-record.ts';
-import { repoRoot } from '../../service/config/env.ts';
-import { copyModel, tempModelsDir } from '../models-dir.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
+import { copyModel, tempModelsDir } from '../support/models-dir.ts';
 import { cli } from './run-cli.ts';
 
 const A = '20260101-000000';

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, LEGIT, SPAM, startService, type ServiceProcess } from '../service-process.ts';
+import { freePort } from '../support/free-port.ts';
+import { LEGIT, SPAM, startService, type ServiceProcess } from '../support/service-process.ts';
 
 // The plain-HTTP recipes of clients/README.md, run as a reader would paste them.
 const run = promisify(execFile);

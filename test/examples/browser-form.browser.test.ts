@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, withPage } from '../service/review/browser.ts';
-import { freePort, LEGIT, SPAM, startService, type ServiceProcess } from '../service-process.ts';
+import { freePort } from '../support/free-port.ts';
+import { LEGIT, SPAM, startService, type ServiceProcess } from '../support/service-process.ts';
 
 const exampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples/browser-form');
 

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildContactApp } from '../../examples/express-backend/app.ts';
 import { fileMailbox } from '../../examples/express-backend/mailbox.ts';
-import { freePort, LEGIT, SPAM, startService, type ServiceProcess } from '../service-process.ts';
+import { freePort } from '../support/free-port.ts';
+import { LEGIT, SPAM, startService, type ServiceProcess } from '../support/service-process.ts';
 
 const exampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples/express-backend');
 

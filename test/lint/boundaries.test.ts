@@ -10,7 +10,7 @@ async function restrictedImports(file: string, source: string): Promise<string[]
   return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
 }
 
-describe('import boundaries between training/, service/ and core/', () => {
+describe('import boundaries between training/, service/, core/ and the commands', () => {
   it('refuses a training → service import', async () => {
     const messages = await restrictedImports('training/cli/x.ts', "import { buildApp } from '../../service/app.ts';\nvoid buildApp;\n");
     expect(messages).toEqual([expect.stringContaining('never service/')]);
@@ -25,6 +25,21 @@ describe('import boundaries between training/, service/ and core/', () => {
     const src =
       "import { buildApp } from '../../service/app.ts';\nimport { train } from '../../training/pipeline.ts';\nvoid buildApp;\nvoid train;\n";
     expect(await restrictedImports('core/features/x.ts', src)).toHaveLength(2);
+  });
+
+  it('refuses a service → core/cli and a service → cli import', async () => {
+    const src =
+      "import { CommandError } from '../../core/cli/usage.ts';\nimport { openStore } from '../../cli/lib/open-store.ts';\nvoid CommandError;\nvoid openStore;\n";
+    expect(await restrictedImports('service/review/x.ts', src)).toEqual([
+      expect.stringContaining('never imports the commands'),
+      expect.stringContaining('never imports the commands'),
+    ]);
+  });
+
+  it('lets the commands import core/cli and the service', async () => {
+    const src =
+      "import { CommandError } from '../core/cli/usage.ts';\nimport { buildApp } from '../service/app.ts';\nvoid CommandError;\nvoid buildApp;\n";
+    expect(await restrictedImports('cli/x.ts', src)).toEqual([]);
   });
 
   it('lets training and the service import core', async () => {

@@ -4,35 +4,12 @@ import { buildApp, type AppDeps } from '../../service/app.ts';
 import type { FormFields } from '../../core/features/form-fields.ts';
 import type { Classifier, Verdict } from '../../core/classifier/types.ts';
 import { loggerOptions } from '../../service/config/logger.ts';
-import { sha256Hex } from '../../service/tenants/key.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
 import type { TenantsFile } from '../../service/tenants/schema.ts';
+import { KEY, tenantsFile } from '../support/tenants.ts';
 
-export const KEY = 'test-key-acme-0123456789';
 /** The keys of a verify verdict body (sorted): the spec's fields plus formId and modelVersion. */
 export const VERDICT_BODY_KEYS = ['confidence', 'formId', 'modelVersion', 'processingTime', 'reasoning', 'status', 'submissionId'];
-export const OTHER_KEY = 'test-key-globex-0123456789';
-
-export function tenantsFile(overrides: { rateLimit?: TenantsFile['accounts'][number]['rateLimit'] } = {}): TenantsFile {
-  return {
-    accounts: [
-      {
-        id: 'acme',
-        apiKeys: [{ id: 'primary', sha256: sha256Hex(KEY) }],
-        ...(overrides.rateLimit === undefined ? {} : { rateLimit: overrides.rateLimit }),
-        forms: [
-          { id: 'contact', allowedReferrers: ['example.com', '*.example.org', 'localhost:8080'] },
-          { id: 'open', allowedReferrers: ['*'] },
-        ],
-      },
-      {
-        id: 'globex',
-        apiKeys: [{ id: 'main', sha256: sha256Hex(OTHER_KEY) }],
-        forms: [{ id: 'globex-form', allowedReferrers: ['globex.test'] }],
-      },
-    ],
-  };
-}
 
 export function tenants(file: TenantsFile = tenantsFile()) {
   return { current: parseTenants(JSON.stringify(file), 'test') };

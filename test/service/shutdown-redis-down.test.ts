@@ -3,9 +3,10 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { sha256Hex } from '../../service/tenants/key.ts';
-import { freePort, tempDir } from './review/helpers.ts';
+import { freePort } from '../support/free-port.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
 // The real server with REDIS_URL pointing at a port nothing listens on (Redis down), every verdict flagged for
 // review, saturated by closed-loop clients, then SIGTERM with a short grace. Every flagged job (one per 200 answer)

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot } from '../../service/config/env.ts';
-import { freePort } from './review/helpers.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
+import { freePort } from '../support/free-port.ts';
 
 // The real server (service/server.ts with close-with-grace) under closed-loop keep-alive load gets SIGTERM. Every
 // request a client sends must be answered; the only acceptable failure is a refused new connection once the

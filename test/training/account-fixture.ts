@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 
 /** One comment of test/fixtures/accounts/site.jsonl: `promo` advertises the commenter's channel. */
 export interface SiteItem {

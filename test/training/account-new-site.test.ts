@@ -6,7 +6,7 @@ import { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
 import { logit } from '../../core/classifier/sigmoid.ts';
 import { AccountCorrections } from '../../core/classifier/account-corrections.ts';
 import { FeatureExtractor } from '../../core/features/index.ts';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { fileSite } from '../../training/experiments/account-sites.ts';
 import type { LabelledRecord } from '../../training/data/record.ts';
 import {

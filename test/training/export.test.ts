@@ -6,7 +6,7 @@ import { exportModel } from '../../training/model/export.ts';
 import { initBackend, tf } from '../../training/model/backend.ts';
 import { manifestSchema } from '../../core/classifier/manifest.ts';
 import { listModelVersions } from '../../core/classifier/load.ts';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 
 let models = '';
 afterEach(() => rmSync(models, { recursive: true, force: true }));

@@ -7,8 +7,9 @@ import { DEFAULT_NB_SCALING, MIN_PER_CLASS, runTraining } from '../../training/p
 import { loadClassifier } from '../../core/classifier/load.ts';
 import { manifestSchema } from '../../core/classifier/manifest.ts';
 import { sigmoid } from '../../core/classifier/sigmoid.ts';
-import { repoRoot } from '../../service/config/env.ts';
-import { KEY, ORIGIN, testApp } from '../service/helpers.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
+import { KEY } from '../support/tenants.ts';
+import { ORIGIN, testApp } from '../service/helpers.ts';
 import { FeatureExtractor } from '../../core/features/index.ts';
 import { initBackend } from '../../training/model/backend.ts';
 import { predictReference } from '../../training/model/linear-model.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadModelFolder, readManifest } from '../../core/classifier/load.ts';
-import { repoRoot } from '../../service/config/env.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
 import { loadDataDir } from '../../training/data/loaders.ts';
 import { normalizedText, splitRecords, textHash } from '../../training/data/split.ts';
 import { fairComparison } from '../../training/lifecycle/fair-comparison.ts';

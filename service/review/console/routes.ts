@@ -4,7 +4,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import { repoRoot } from '../../config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { findModerator, hasModerators, stillModerator, type Moderator, type ModeratorSource } from './auth.ts';
 import type { SessionStore } from './sessions.ts';
 import { CONSOLE_HEADERS } from './headers.ts';

@@ -78,8 +78,7 @@ export class LabelStore {
       // A miss: labelled with the fields kept for it, or, past that window, with the fields the moderator pasted.
       if (entry.fieldsKept) item = { ...item, reported: 'kept' };
       else if (opts.pasted !== undefined) {
-        const { cutFields, ...rest } = item;
-        void cutFields;
+        const { cutFields: _cutFields, ...rest } = item;
         item = { ...rest, ...opts.pasted, reported: 'pasted' };
       } else return undefined;
     }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../../config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import type { ReviewStore } from './review-store.ts';
 import { evalScript, type StoreScript } from './scripts.ts';
 

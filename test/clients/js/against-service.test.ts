@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormguardClient, type Failure, type VerifyResult } from '../../../clients/js/src/index.js';
-import { LEGIT, SPAM, startService, type ServiceProcess } from '../../service-process.ts';
+import { LEGIT, SPAM, startService, type ServiceProcess } from '../../support/service-process.ts';
 
 const KEY = 'client-test-key-acme-0123456789';
 const BRIEF_KEY = 'client-test-key-brief-0123456789';

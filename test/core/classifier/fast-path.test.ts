@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadClassifier, listModelVersions } from '../../../core/classifier/load.ts';
 import type { LinearClassifier } from '../../../core/classifier/linear-classifier.ts';
 import { sigmoid } from '../../../core/classifier/sigmoid.ts';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { FeatureExtractor } from '../../../core/features/index.ts';
 import { initBackend } from '../../../training/model/backend.ts';
 import { predictReference, type SparseExample } from '../../../training/model/linear-model.ts';

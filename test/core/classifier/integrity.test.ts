@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelLoadError } from '../../../core/classifier/errors.ts';
 import { listModelVersions, loadClassifier } from '../../../core/classifier/load.ts';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 
 // A model file changed after export, with its size kept, must not load: it would serve wrong verdicts silently.
 const bundled = path.join(repoRoot, 'models');

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listModelVersions, loadClassifier } from '../../../core/classifier/load.ts';
 import { FeatureVersionMismatchError, ModelLoadError } from '../../../core/classifier/errors.ts';
-import { repoRoot } from '../../../service/config/env.ts';
-import { copyModel } from '../../models-dir.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
+import { copyModel } from '../../support/models-dir.ts';
 
 const bundled = path.join(repoRoot, 'models');
 let dir: string;

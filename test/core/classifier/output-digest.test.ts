@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { LinearClassifier } from '../../../core/classifier/linear-classifier.ts';
 import { loadClassifier } from '../../../core/classifier/load.ts';
 import { FeatureExtractor } from '../../../core/features/index.ts';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { loadDataDir } from '../../../training/data/loaders.ts';
 
 const FIXTURE = path.join(import.meta.dirname, '__fixtures__', 'output-digest.json');

@@ -6,7 +6,7 @@ import type { LinearClassifier } from '../../../core/classifier/linear-classifie
 import { Attribution } from '../../../core/classifier/attribution.ts';
 import { eligible, groupId, MATERIAL_LOGIT } from '../../../core/classifier/reasoning.ts';
 import { FeatureExtractor, isEvidence } from '../../../core/features/index.ts';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { loadDataDir, loadLabelledFile } from '../../../training/data/loaders.ts';
 import { splitRecords, normalizedText } from '../../../training/data/split.ts';
 import type { LabelledRecord } from '../../../training/data/record.ts';

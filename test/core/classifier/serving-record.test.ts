@@ -10,7 +10,7 @@ import {
   writeServingRecord,
   type ServingRecord,
 } from '../../../core/classifier/serving-record.ts';
-import { copyModel, tempModelsDir } from '../../models-dir.ts';
+import { copyModel, tempModelsDir } from '../../support/models-dir.ts';
 
 const A = '20260101-000000';
 const B = '20260102-000000';

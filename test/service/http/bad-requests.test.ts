@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { captureLogger, KEY, ORIGIN, stubClassifier, tenants, tenantsFile, testApp, UUID_V4, verifyBody } from '../helpers.ts';
+import { captureLogger, ORIGIN, stubClassifier, tenants, testApp, UUID_V4, verifyBody } from '../helpers.ts';
+import { KEY, tenantsFile } from '../../support/tenants.ts';
 import { rawRequest } from './raw-http.ts';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
 import type { ReviewJob } from '../../../service/review/intake/job-schema.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeServingRecord } from '../../../core/classifier/serving-record.ts';
 import { ServingFollower } from '../../../service/models/serving-follower.ts';
 import { captureLogger, testApp } from '../helpers.ts';
-import { copyModel, corruptModel, tempModelsDir } from '../../models-dir.ts';
+import { copyModel, corruptModel, tempModelsDir } from '../../support/models-dir.ts';
 
 const A = '20260101-000000';
 const B = '20260102-000000';

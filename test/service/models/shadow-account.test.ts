@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeServingRecord } from '../../../core/classifier/serving-record.ts';
 import { buildApp } from '../../../service/app.ts';
 import { ServingFollower } from '../../../service/models/serving-follower.ts';
-import { addAccountCorrections, copyModel, tempModelsDir } from '../../models-dir.ts';
-import { silent } from '../review/helpers.ts';
-import { KEY, OTHER_KEY, tenants } from '../helpers.ts';
+import { addAccountCorrections, copyModel, tempModelsDir } from '../../support/models-dir.ts';
+import { silent } from '../../support/logs.ts';
+import { KEY, OTHER_KEY } from '../../support/tenants.ts';
+import { tenants } from '../helpers.ts';
 
 const A = '20260101-000000';
 /** The same weights with a correction for account acme only, so strong that it calls all of acme's traffic spam. */

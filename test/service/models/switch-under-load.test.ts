@@ -4,8 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { writeServingRecord } from '../../../core/classifier/serving-record.ts';
 import { buildApp } from '../../../service/app.ts';
 import { ServingFollower } from '../../../service/models/serving-follower.ts';
-import { captureLogger, KEY, tenants, tenantsFile } from '../helpers.ts';
-import { copyModel, corruptModel, tempModelsDir } from '../../models-dir.ts';
+import { captureLogger, tenants } from '../helpers.ts';
+import { KEY, tenantsFile } from '../../support/tenants.ts';
+import { copyModel, corruptModel, tempModelsDir } from '../../support/models-dir.ts';
+import { until } from '../../support/until.ts';
 
 const A = '20260101-000000';
 const B = '20260102-000000';
@@ -78,14 +80,12 @@ async function readyz(): Promise<{ status: number; body: Record<string, unknown>
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** Waits (at most the deadline) until `check` holds. */
-async function until(check: () => Promise<boolean>, deadlineMs: number): Promise<boolean> {
-  const end = Date.now() + deadlineMs;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await sleep(50);
-  }
-  return check();
+/** Whether `check` holds within the switch deadline (the load is stopped before the answer is asserted). */
+function held(check: () => Promise<boolean>, what: string): Promise<boolean> {
+  return until(check, what, SWITCH_DEADLINE_MS, 50).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Writes the record while `load` runs and checks every client moved from `from` to `to` for good. */
@@ -95,7 +95,7 @@ async function switchUnderLoad(from: string, to: string, previous: string): Prom
   const changedAt = Date.now();
   await writeServingRecord(dir, { active: to, previous, shadow: null, changedAt: new Date(changedAt).toISOString(), changedBy: 'test' });
   // Both a fresh request and /readyz show the new model within the deadline.
-  const switched = await until(async () => (await readyz()).body.modelVersion === to, SWITCH_DEADLINE_MS);
+  const switched = await held(async () => (await readyz()).body.modelVersion === to, 'the new model in /readyz');
   await sleep(700);
   const perClient = await load.stop();
   expect(switched).toBe(true);
@@ -132,7 +132,7 @@ describe('the service follows models/serving.json under steady load', () => {
     const load = steadyLoad();
     await sleep(300);
     await writeServingRecord(dir, { active: BROKEN, previous: A, shadow: null, changedAt: new Date().toISOString(), changedBy: 'test' });
-    const reported = await until(async () => JSON.stringify((await readyz()).body.problems ?? []).includes(BROKEN), SWITCH_DEADLINE_MS);
+    const reported = await held(async () => JSON.stringify((await readyz()).body.problems ?? []).includes(BROKEN), 'the problem in /readyz');
     await sleep(300);
     const answers = (await load.stop()).flat();
     expect(reported).toBe(true);
@@ -148,6 +148,6 @@ describe('the service follows models/serving.json under steady load', () => {
 
     // Naming a loadable model again clears the problem.
     await writeServingRecord(dir, { active: A, previous: B, shadow: null, changedAt: new Date().toISOString(), changedBy: 'test' });
-    expect(await until(async () => (await readyz()).body.problems === undefined, SWITCH_DEADLINE_MS)).toBe(true);
+    expect(await held(async () => (await readyz()).body.problems === undefined, 'no problem in /readyz')).toBe(true);
   }, 30_000);
 });

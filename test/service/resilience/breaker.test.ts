@@ -56,7 +56,9 @@ describe('CircuitBreaker', () => {
       callTimeoutMs: 50,
       openMs: 1000,
       probe: () => Promise.resolve(),
-      onChange: (state) => void (state === 'open' && openings++),
+      onChange: (state) => {
+        if (state === 'open') openings++;
+      },
     });
     // One call served at a time, each taking 30 ms, and a call arriving every 10 ms: the line grows and most calls
     // wait past 50 ms, yet an answer comes every 30 ms. Busy, not sick.

@@ -8,36 +8,13 @@ import type { Classifier, Verdict } from '../../../core/classifier/types.ts';
 import { startReview, type Review, type ReviewEnv } from '../../../service/review/setup.ts';
 import { CSRF_HEADER } from '../../../service/review/console/routes.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
-import type { TenantsFile } from '../../../service/tenants/schema.ts';
 import { launchChromium } from './browser.ts';
-import { deleteKeys, REDIS_URL, sha256, silent, tempDir, testPrefix, until } from './helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../support/redis.ts';
+import { tenantsFile } from '../../support/tenants.ts';
+import { silent } from '../../support/logs.ts';
+import { tempDir } from '../../support/temp-dir.ts';
+import { until } from '../../support/until.ts';
 import { Redis } from 'ioredis';
-
-export const API_KEY = 'review-test-key-acme-0123456789';
-export const ACME_TOKEN = 'acme-moderator-token-4f1b2c9d8e7a';
-export const GLOBEX_TOKEN = 'globex-moderator-token-0a9b8c7d6e5f';
-
-export function tenantsFile(withModerators = true): TenantsFile {
-  return {
-    accounts: [
-      {
-        id: 'acme',
-        apiKeys: [{ id: 'primary', sha256: sha256(API_KEY) }],
-        forms: [
-          { id: 'contact', allowedReferrers: ['example.com'] },
-          { id: 'newsletter', allowedReferrers: ['example.com'] },
-        ],
-        ...(withModerators ? { moderators: [{ id: 'alice', sha256: sha256(ACME_TOKEN) }] } : {}),
-      },
-      {
-        id: 'globex',
-        apiKeys: [{ id: 'main', sha256: sha256('review-test-key-globex-0123456789') }],
-        forms: [{ id: 'globex-form', allowedReferrers: ['globex.test'] }],
-        ...(withModerators ? { moderators: [{ id: 'gina', sha256: sha256(GLOBEX_TOKEN) }] } : {}),
-      },
-    ],
-  };
-}
 
 /** A stand-in model for wiring tests (the queue is under test, not the model): "casino" means spam. */
 export const keywordClassifier: Classifier = {
@@ -87,7 +64,7 @@ export function reviewEnv(redisUrl: string, spoolDir: string, prefix: string): R
 export async function reviewApp(opts: { withModerators?: boolean; logger?: Logger } = {}): Promise<ReviewAppFixture> {
   const prefix = testPrefix('app');
   const spool = await tempDir('app-spool');
-  const tenants = { current: parseTenants(JSON.stringify(tenantsFile(opts.withModerators ?? true)), 'test') };
+  const tenants = { current: parseTenants(JSON.stringify(tenantsFile({ moderators: opts.withModerators ?? true })), 'test') };
   const review = startReview({
     env: reviewEnv(REDIS_URL, spool.dir, prefix),
     log: opts.logger ?? silent,

@@ -1,12 +1,13 @@
 // Takes docs/review-console.png: the console with real-looking items. Run: npx tsx test/service/review/screenshot.ts
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import type { ReviewJob } from '../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, reviewApp } from './app-fixture.ts';
+import { ACME_TOKEN } from '../../support/tenants.ts';
+import { reviewApp } from './app-fixture.ts';
 import { launchChromium, signInToConsole } from './browser.ts';
 import { TrafficCounter } from '../../../service/review/dashboard/traffic.ts';
-import { silent } from './helpers.ts';
+import { silent } from '../../support/logs.ts';
 
 const now = Date.now();
 const job = (

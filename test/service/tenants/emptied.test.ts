@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TenantsStore } from '../../../service/tenants/store.ts';
 import { sha256Hex } from '../../../service/tenants/key.ts';
-import { ORIGIN, captureLogger, tenantsFile, testApp, verifyBody } from '../helpers.ts';
+import { ORIGIN, captureLogger, testApp, verifyBody } from '../helpers.ts';
+import { tenantsFile } from '../../support/tenants.ts';
 
 let dir: string;
 beforeEach(async () => {

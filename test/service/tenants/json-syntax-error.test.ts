@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { TenantsError } from '../../../service/tenants/compile.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
 import { TenantsStore } from '../../../service/tenants/store.ts';
-import { captureLogger, tenantsFile } from '../helpers.ts';
+import { captureLogger } from '../helpers.ts';
+import { tenantsFile } from '../../support/tenants.ts';
 
 // An operator pasted the raw key instead of its hash, unquoted: the file is not JSON any more.
 const PASTED_KEY = 'fg_Zq8vKx2LmN4pRt6wYb0cDe1fGh3jKl5m';

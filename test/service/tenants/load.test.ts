@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../service/tenants/key.ts';
 import { parseTenants } from '../../../service/tenants/load.ts';
-import { tenantsFile } from '../helpers.ts';
+import { tenantsFile } from '../../support/tenants.ts';
 
 const parse = (value: unknown) => () => parseTenants(JSON.stringify(value), 'tenants.json');
 const hash = sha256Hex('k');

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TenantsStore } from '../../../service/tenants/store.ts';
-import { captureLogger, tenantsFile } from '../helpers.ts';
+import { captureLogger } from '../helpers.ts';
+import { tenantsFile } from '../../support/tenants.ts';
 
 const REJECTED = 'tenants file edit rejected; keeping the last good configuration';
 const VALID_AGAIN = 'tenants file is valid again; keeping the current configuration';

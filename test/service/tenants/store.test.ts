@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TenantsError } from '../../../service/tenants/compile.ts';
 import { TenantsStore } from '../../../service/tenants/store.ts';
-import { KEY, captureLogger, tenantsFile, testApp } from '../helpers.ts';
+import { KEY, tenantsFile } from '../../support/tenants.ts';
+import { captureLogger, testApp } from '../helpers.ts';
+import { until } from '../../support/until.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -14,10 +16,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(check()).toBe(true);
-}
+/** The store picks up the change within 5 s. */
+const reloaded = (check: () => boolean) => until(check, 'the store to reload', 5_000);
 
 describe('tenants store', () => {
   it('refuses to open a missing or bad file, naming it', async () => {
@@ -39,18 +39,18 @@ describe('tenants store', () => {
 
     data.accounts[0]?.forms.push({ id: 'new-form', allowedReferrers: ['new.example'] });
     await writeFile(file, JSON.stringify(data));
-    await until(() => store.current.forms.has('new-form'));
+    await reloaded(() => store.current.forms.has('new-form'));
 
     data.accounts[0]?.forms.push({ id: 'renamed-in', allowedReferrers: ['*'] });
     await writeFile(path.join(dir, 'tmp.json'), JSON.stringify(data));
     await rename(path.join(dir, 'tmp.json'), file);
-    await until(() => store.current.forms.has('renamed-in'));
+    await reloaded(() => store.current.forms.has('renamed-in'));
 
     // The CLI replaces the file by rename every time: a second rename must be seen too (a watch on the old inode would miss it).
     data.accounts[0]?.forms.push({ id: 'renamed-again', allowedReferrers: ['*'] });
     await writeFile(path.join(dir, 'tmp.json'), JSON.stringify(data));
     await rename(path.join(dir, 'tmp.json'), file);
-    await until(() => store.current.forms.has('renamed-again'));
+    await reloaded(() => store.current.forms.has('renamed-again'));
     store.close();
   });
 
@@ -70,7 +70,7 @@ describe('tenants store', () => {
       await symlink('..v2', path.join(dir, '..data_tmp'));
       await rename(path.join(dir, '..data_tmp'), path.join(dir, '..data'));
       await rm(path.join(dir, '..v1'), { recursive: true });
-      await until(() => store.current.forms.has('configmap-form'));
+      await reloaded(() => store.current.forms.has('configmap-form'));
     } finally {
       store.close();
     }
@@ -108,7 +108,7 @@ describe('the running app follows the tenants file', () => {
     expect((await send()).statusCode).toBe(404);
     data.accounts[0]?.forms.push({ id: 'late', allowedReferrers: ['late.example'] });
     await writeFile(file, JSON.stringify(data));
-    await until(() => store.current.forms.has('late'));
+    await reloaded(() => store.current.forms.has('late'));
     expect((await send()).statusCode).toBe(200);
     await app.close();
     store.close();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { FormFields } from '../../../core/features/form-fields.ts';
 import type { Classifier, Verdict } from '../../../core/classifier/types.ts';
-import { KEY, ORIGIN, OTHER_KEY, testApp } from '../helpers.ts';
+import { KEY, OTHER_KEY } from '../../support/tenants.ts';
+import { ORIGIN, testApp } from '../helpers.ts';
 
 /** Records which account each classify call was made for (routing only: verdict tests use the real model). */
 function recordingClassifier(): Classifier & { accounts: (string | undefined)[] } {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sha256Hex } from '../../../service/tenants/key.ts';
-import { KEY, ORIGIN, VERDICT_BODY_KEYS, stubClassifier, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
+import { KEY, tenantsFile } from '../../support/tenants.ts';
+import { ORIGIN, VERDICT_BODY_KEYS, stubClassifier, tenants, testApp, verifyBody } from '../helpers.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ORIGIN, OTHER_KEY, UUID_V4, captureLogger, stubClassifier, tenants, tenantsFile, testApp, verifyBody } from '../helpers.ts';
+import { ORIGIN, UUID_V4, captureLogger, stubClassifier, tenants, testApp, verifyBody } from '../helpers.ts';
+import { OTHER_KEY, tenantsFile } from '../../support/tenants.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { verifyRequestSchema } from '../../../service/verify/schema.ts';
-import { KEY, ORIGIN, testApp } from '../helpers.ts';
+import { KEY } from '../../support/tenants.ts';
+import { ORIGIN, testApp } from '../helpers.ts';
 
 let app: FastifyInstance;
 beforeAll(async () => {

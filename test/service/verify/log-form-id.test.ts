@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { KEY, ORIGIN, captureLogger, testApp, verifyBody } from '../helpers.ts';
+import { KEY } from '../../support/tenants.ts';
+import { ORIGIN, captureLogger, testApp, verifyBody } from '../helpers.ts';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

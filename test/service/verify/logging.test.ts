@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { KEY, ORIGIN, captureLogger, stubClassifier, testApp, verifyBody } from '../helpers.ts';
+import { KEY } from '../../support/tenants.ts';
+import { ORIGIN, captureLogger, stubClassifier, testApp, verifyBody } from '../helpers.ts';
 
 const SECRET_FIELD = 'zebra-unicorn-4417-private-text';
 

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../service/app.ts';
 import { Admission, type Ticket } from '../../../service/verify/admission.ts';
 import { ALLOWED, type RateLimiter } from '../../../service/rate-limit/types.ts';
-import { KEY, stubClassifier, tenants, tenantsFile } from '../helpers.ts';
+import { KEY, tenantsFile } from '../../support/tenants.ts';
+import { stubClassifier, tenants } from '../helpers.ts';
 
 const ORIGIN = 'https://example.com';
 

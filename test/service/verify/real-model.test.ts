@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadClassifier } from '../../../core/classifier/load.ts';
 import type { Classifier } from '../../../core/classifier/types.ts';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { MAX_JSON_VALUES } from '../../../service/http/json-depth.ts';
-import { KEY, ORIGIN, UUID_V4, VERDICT_BODY_KEYS, testApp } from '../helpers.ts';
+import { KEY } from '../../support/tenants.ts';
+import { ORIGIN, UUID_V4, VERDICT_BODY_KEYS, testApp } from '../helpers.ts';
 
 // Verdicts come from the trained model in models/, loaded the way server.ts loads it.
 let classifier: Classifier;

@@ -1,8 +1,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, ACME_TOKEN, consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
+import { KEY as API_KEY, ACME_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium against the real app: a submission whose fields were cut for display (the fixture caps each
 // field at 4096 bytes) says so where the moderator reads it, not below the last field.

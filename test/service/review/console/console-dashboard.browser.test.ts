@@ -1,9 +1,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTenants } from '../../../../service/tenants/load.ts';
-import { ACME_TOKEN, API_KEY, consoleApp, GLOBEX_TOKEN, signIn, tenantsFile, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN, KEY as API_KEY, GLOBEX_TOKEN, tenantsFile } from '../../../support/tenants.ts';
+import { consoleApp, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { until } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium: the dashboard counts the traffic this test sends through POST /v1/verify, and draws its charts.
 let f: ConsoleAppFixture;

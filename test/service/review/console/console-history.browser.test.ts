@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, consoleApp, JSON_HEADERS, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, JSON_HEADERS, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium: the history of labels (who, when, which, one by one or bulk), filtered, and undo from it.
 let f: ConsoleAppFixture;

@@ -1,9 +1,11 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
 import { withPage } from '../browser.ts';
-import { fakeJob, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium, driven by the keyboard only: what a moderator who does not use a mouse can reach and see.
 let f: ConsoleAppFixture;

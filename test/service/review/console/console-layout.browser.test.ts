@@ -1,9 +1,10 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../../../service/config/env.ts';
+import { repoRoot } from '../../../../core/fs/repo-root.ts';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
 import { fakeJob } from '../helpers.ts';
 

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium: the keys act on the item on screen, also after a look-up of an item not in the list.
 let f: ConsoleAppFixture;

@@ -1,10 +1,13 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportLabels } from '../../../../service/review/label-files/export-labels.ts';
-import { ACME_TOKEN, API_KEY, consoleApp, GLOBEX_TOKEN, JSON_HEADERS, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
+import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
+import { ACME_TOKEN, KEY as API_KEY, GLOBEX_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, JSON_HEADERS, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, tempDir, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium: spam the model let through (a confident `legitimate`, never queued) reported by a moderator,
 // found by its submissionId or by search, and exported like any other label.

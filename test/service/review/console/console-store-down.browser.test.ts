@@ -5,9 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../../service/app.ts';
 import { startReview, type Review } from '../../../../service/review/setup.ts';
 import { parseTenants } from '../../../../service/tenants/load.ts';
-import { ACME_TOKEN, keywordClassifier, reviewEnv, tenantsFile } from '../app-fixture.ts';
+import { ACME_TOKEN, tenantsFile } from '../../../support/tenants.ts';
+import { keywordClassifier, reviewEnv } from '../app-fixture.ts';
 import { launchChromium, signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, freePort, OwnRedis, silent, tempDir, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { freePort } from '../../../support/free-port.ts';
+import { OwnRedis } from '../../../support/own-redis.ts';
+import { silent } from '../../../support/logs.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium against the real app on a Redis of the test's own, which the test stops.
 let server: OwnRedis;

@@ -1,9 +1,11 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, consoleApp, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN } from '../../../support/tenants.ts';
+import { consoleApp, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium: the address holds the view, the filters, the search and the open item.
 let f: ConsoleAppFixture;

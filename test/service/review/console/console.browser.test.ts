@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, GLOBEX_TOKEN, reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN, GLOBEX_TOKEN } from '../../../support/tenants.ts';
+import { reviewApp, type ReviewAppFixture } from '../app-fixture.ts';
 import { launchChromium } from '../browser.ts';
 import { fakeJob } from '../helpers.ts';
 

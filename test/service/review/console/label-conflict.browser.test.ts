@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { parseTenants } from '../../../../service/tenants/load.ts';
-import { ACME_TOKEN, consoleApp, JSON_HEADERS, signIn, tenantsFile, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN, tenantsFile } from '../../../support/tenants.ts';
+import { consoleApp, JSON_HEADERS, signIn, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
 import { fakeJob, sha256 } from '../helpers.ts';
 

@@ -7,7 +7,10 @@ import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts'
 import { QueueReviewSink } from '../../../../service/review/intake/sink.ts';
 import { ReviewSpool, type AppendResult } from '../../../../service/review/intake/spool.ts';
 import { reviewMetrics } from '../../../../service/review/metrics.ts';
-import { captureLines, fakeJob, silent, tempDir, until } from '../helpers.ts';
+import { captureLines, silent } from '../../../support/logs.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { until } from '../../../support/until.ts';
 
 // Redis down throughout (the connection never ready): every flagged job goes to the spool, and whatever cannot is
 // counted, never lost unsaid.
@@ -89,7 +92,9 @@ describe('the review sink with Redis down', () => {
     let kept = 0;
     const s = sink(new ReviewSpool(dir.dir, 1024 * 1024, silent), registry, {
       policy: { band: 0, sampleRate: 0 },
-      remember: async () => void kept++,
+      remember: async () => {
+        kept++;
+      },
     });
     for (let i = 0; i < 7; i++) expect(s.offer(fakeJob({ status: 'legitimate', confidence: 0.99 }))).toBeUndefined();
     await s.close();

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reviewMetrics } from '../../../../service/review/metrics.ts';
 import { QueueReviewSink } from '../../../../service/review/intake/sink.ts';
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
-import { captureLines, fakeJob, silent, tempDir } from '../helpers.ts';
+import { captureLines, silent } from '../../../support/logs.ts';
+import { fakeJob } from '../helpers.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 const run = promisify(execFile);
 

@@ -6,7 +6,9 @@ import { reviewMetrics } from '../../../../service/review/metrics.ts';
 import { reviewReason } from '../../../../service/review/intake/policy.ts';
 import { capFields, cutUtf8 } from '../../../../service/review/intake/fields.ts';
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
-import { fakeJob, silent, tempDir } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { silent } from '../../../support/logs.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeEach(async () => {
