@@ -10,17 +10,19 @@ import { initBackend } from '../training/model/backend.ts';
 import { rocAuc, type Scored } from '../training/model/metrics.ts';
 import { DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS } from '../training/pipeline.ts';
 
-const HELP = `npx tsx cli/experiment-links.ts [--seeds 1,2,3] [--data data]
+const HELP = `npx tsx cli/experiment-links.ts [--seeds 1,2,3] [--data data] [--variants <name>,<name>]
 Which link features to keep, decided on validation splits (never on training/holdout/): for each seed's split, the
 shipped NB-LR setup is trained on the train part with each feature variant and scored on the validation part.
 Prints, per variant, the validation ROC-AUC, the spam caught at a 1% false-positive rate (threshold set on the
 validation scores, the same rule for every variant), and, among the validation forms with links, the legitimate
-ones flagged and the spam caught at that threshold.`;
+ones flagged and the spam caught at that threshold. --variants runs some of them by name (counts,
+kinds+counts,kinds,kinds-no-hosts; default all).`;
 
 const VARIANTS: Record<string, FeatureSettings> = {
-  counts: { ...DEFAULT_FEATURE_SETTINGS, linkContext: undefined, linkCounts: undefined },
-  'kinds+counts': { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: true },
-  kinds: { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: false },
+  counts: { ...DEFAULT_FEATURE_SETTINGS, linkContext: undefined, linkCounts: undefined, linkHostNames: undefined },
+  'kinds+counts': { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: true, linkHostNames: undefined },
+  kinds: { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: false, linkHostNames: undefined },
+  'kinds-no-hosts': { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: false, linkHostNames: false },
 };
 
 interface Row {
@@ -71,16 +73,24 @@ function measure(settings: FeatureSettings, train: readonly LabelledRecord[], he
 }
 
 async function run(argv: string[]): Promise<void> {
-  const { values } = parseFlags(argv, { seeds: { type: 'string', default: '1,2,3' }, data: { type: 'string', default: 'data' } });
+  const { values } = parseFlags(argv, {
+    seeds: { type: 'string', default: '1,2,3' },
+    data: { type: 'string', default: 'data' },
+    variants: { type: 'string' },
+  });
   const seeds = values.seeds.split(',').map(Number);
   if (seeds.some((s) => !Number.isInteger(s))) throw new UsageError('--seeds takes integers, e.g. 1,2,3');
+  const names = values.variants === undefined ? Object.keys(VARIANTS) : values.variants.split(',');
+  const unknown = names.filter((n) => !(n in VARIANTS));
+  if (unknown.length) throw new UsageError(`unknown variant ${unknown.join(', ')} (have: ${Object.keys(VARIANTS).join(', ')})`);
   await initBackend();
   const { records } = loadDataDir(values.data);
   console.log('| variant | seed | ROC-AUC | spam caught at 1% FPR | forms with links: legitimate flagged | spam caught | ROC-AUC |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const seed of seeds) {
     const split = splitRecords(records, { seed, validation: 0.15, test: 0.15 });
-    for (const [name, settings] of Object.entries(VARIANTS)) {
+    for (const name of names) {
+      const settings = VARIANTS[name] as FeatureSettings;
       const m = measure(settings, split.train, split.validation, seed);
       console.log(
         `| ${name} | ${seed} | ${m.auc.toFixed(4)} | ${m.caught} of ${m.spam} | ${m.linkLegitFlagged} of ${m.linkLegit} | ${m.linkSpamCaught} of ${m.linkSpam} | ${m.linkAuc.toFixed(4)} |`,

@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCommand } from '../core/cli/run.ts';
+import { loadModelFolder } from '../core/classifier/load.ts';
 import { parseFlags, UsageError } from '../core/cli/usage.ts';
 import { initBackend } from '../training/model/backend.ts';
 import { DEFAULT_MLP, ENSEMBLE, mlpFamily, NBLR, type BaseFamily, type DerivedFamily } from '../training/experiments/families.ts';
 import { runProtocol, UnknownSiteError, type SiteResult } from '../training/experiments/protocol.ts';
-import { LANGUAGE_GROUPS, LAYOUT_GROUPS } from '../training/experiments/sites.ts';
+import { LANGUAGE_GROUPS, LAYOUT_GROUPS, LINKS_SITE } from '../training/experiments/sites.ts';
 import { renderCurveSvg } from '../training/experiments/curve-chart.ts';
 import { correctionCurve, type CorrectionPoint } from '../training/experiments/corrections.ts';
 import { DEFAULT_CORRECTION } from '../training/model/account-correction.ts';
@@ -14,6 +15,7 @@ import { renderMarkdown } from '../training/experiments/render.ts';
 
 const HELP = `npm run experiment -- <lodo|report|corrections> ...
 npm run experiment -- lodo [--family nblr,mlp,ensemble] [--folds 5] [--only <site>[,<site>...]] [--curve [--curve-retrain 25,50,100,200]]
+                          [--features-of models/<version>]
                              [--mlp-hidden 8] [--mlp-epochs 6] [--markdown out.md] [--json out.json]
 Leave-one-site-out: each YouTube video, SMS, each group of form layouts and each group of form languages is held
 out in turn; every family is trained on the rest (threshold and calibration out of fold, as \`npm run train\`) and
@@ -21,7 +23,8 @@ scored on the held-out site. Then the files of training/holdout/ are scored by m
 train + validation. --curve adds each site's learning curve (NB-LR). Prints a markdown table.
 --only keeps the sites whose name contains one of the words (case ignored); a word that names none is refused
 (exit 2). The sites: "video: <name>" for each YouTube file (KatyPerry, LMFAO, Eminem, Shakira), "SMS",
-${[...Object.keys(LAYOUT_GROUPS), ...Object.keys(LANGUAGE_GROUPS)].map((n) => `"${n}"`).join(', ')}, and "holdout".
+${[...Object.keys(LAYOUT_GROUPS), ...Object.keys(LANGUAGE_GROUPS), LINKS_SITE].map((n) => `"${n}"`).join(', ')}, and "holdout".
+--features-of trains with that model's feature settings instead of today's defaults (the "before" of a change).
 npm run experiment -- report --json a.json [--json b.json ...] [--chart docs/learning-curve.svg] [--markdown out.md]
 Merges lodo runs' JSON into one table, and draws the learning curve.
 npm run experiment -- corrections [--dump .tmp/dump] [--l2 0.001,0.003,0.01,0.03,0.1]
@@ -48,6 +51,7 @@ async function run(argv: string[]): Promise<void> {
     json: { type: 'string' },
     'curve-dump': { type: 'string' },
     'curve-retrain': { type: 'string', default: '25,50,100,200' },
+    'features-of': { type: 'string' },
   });
   const names = values.family.split(',').filter(Boolean);
   const mlp = mlpFamily({ ...DEFAULT_MLP, hidden: Number(values['mlp-hidden']), epochs: Number(values['mlp-epochs']) });
@@ -74,6 +78,7 @@ async function run(argv: string[]): Promise<void> {
     seed: Number(values.seed),
     targetFpr: 0.01,
     only: values.only.split(',').filter(Boolean),
+    ...(values['features-of'] ? { features: (await loadModelFolder(values['features-of'])).manifest.featureSettings } : {}),
     curve: values.curve,
     retrainSteps: values['curve-retrain'].split(',').filter(Boolean).map(Number),
     ...(values['curve-dump'] ? { dumpDir: path.resolve(values['curve-dump']) } : {}),

@@ -53,7 +53,10 @@ export function hostRun(s: ScanState, text: string, lower: string, start: number
   if (!s.settings.structure) return;
   // A reference host is its kind's structure feature: its name would be one more word to memorise.
   if (reference) return;
-  s.acc.add(hashRange(lower, hostStart, end, NS_DOMAIN), KIND.domain, fi, hostStart, end, true);
+  // Without host names a link is its kinds and its ending: a host seen once in training is a name to memorise.
+  const linkHost = role !== 'url' && role !== 'name';
+  if (!(linkHost && s.settings.linkContext && s.settings.linkHostNames === false))
+    s.acc.add(hashRange(lower, hostStart, end, NS_DOMAIN), KIND.domain, fi, hostStart, end, true);
   s.acc.add(hashRange(lower, dot + 1, end, NS_TLD), KIND.domain, fi, dot + 1, end, true);
 }
 

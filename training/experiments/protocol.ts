@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readdirSync } from 'node:fs';
-import { FeatureExtractor, DEFAULT_FEATURE_SETTINGS } from '../../core/features/index.ts';
+import { FeatureExtractor, DEFAULT_FEATURE_SETTINGS, type FeatureSettings } from '../../core/features/index.ts';
 import { loadDataDir, loadLabelledFile } from '../data/loaders.ts';
 import { splitRecords } from '../data/split.ts';
 import { seededRandom, shuffleInPlace } from '../data/random.ts';
@@ -26,6 +26,8 @@ export interface ProtocolOptions {
   readonly targetFpr: number;
   /** Only the sites whose name contains one of these (all when empty). */
   readonly only: readonly string[];
+  /** The features to train with (default: the training defaults); e.g. a served model's, to measure it as it was. */
+  readonly features?: FeatureSettings;
   /** Also the learning curve of each held-out site (NB-LR: retrained with its labels, and a per-account correction). */
   readonly curve: boolean;
   /** The curve steps at which NB-LR is also retrained with the site's labels (a full training each). */
@@ -170,7 +172,7 @@ function figures(
 
 /** The sites, each held out in turn (trained on everything else), then the held-out files scored by models trained on split 42's train + validation. */
 export async function runProtocol(opts: ProtocolOptions): Promise<SiteResult[]> {
-  const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
+  const extractor = new FeatureExtractor(opts.features ?? DEFAULT_FEATURE_SETTINGS);
   const { records } = loadDataDir(opts.dataDir);
   // Each text once (the splitter's de-duplication), so no held-out text is also a training text.
   const unique = splitRecords(records, { seed: opts.seed, validation: 0, test: 0 }).train;

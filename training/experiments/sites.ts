@@ -22,6 +22,13 @@ export const LANGUAGE_GROUPS: Readonly<Record<string, readonly string[]>> = {
   'languages: Western Europe, other': ['de', 'fr', 'es', 'pt', 'it', 'nl', 'ca', 'sw'],
 };
 
+/**
+ * Messages with links: the batches written so that links are the point of the message, legitimate and spam
+ * (data/forms/BATCH-10-NOTES.md and batch 11), held out together: links in situations the model never saw.
+ */
+export const LINKS_SITE = 'messages with links';
+const LINK_BATCHES = /^(fl10|fl11|fs7|fs8)-/;
+
 export interface FormMeta {
   readonly layout: string;
   readonly lang: string;
@@ -42,7 +49,7 @@ export function readFormMeta(formsDir: string): Map<string, FormMeta> {
 
 export interface Site {
   readonly name: string;
-  readonly kind: 'video' | 'sms' | 'layouts' | 'languages';
+  readonly kind: 'video' | 'sms' | 'layouts' | 'languages' | 'links';
   readonly has: (r: LabelledRecord) => boolean;
 }
 
@@ -61,5 +68,6 @@ export function protocolSites(records: readonly LabelledRecord[], meta: Readonly
   for (const [name, langs] of Object.entries(LANGUAGE_GROUPS)) {
     sites.push({ name, kind: 'languages', has: (r) => r.source === 'forms' && langs.includes(meta.get(r.id)?.lang ?? '') });
   }
+  sites.push({ name: LINKS_SITE, kind: 'links', has: (r) => r.source === 'forms' && LINK_BATCHES.test(r.id) });
   return sites;
 }

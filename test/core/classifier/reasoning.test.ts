@@ -34,6 +34,8 @@ describe('reasoning', () => {
       const v = classifier.classify(r.fields);
       const sign = v.status === 'spam' ? 1 : -1;
       const text = normalizedText(r.fields);
+      // The tokenizer drops zero-width joiners (Persian writes ثبت‌نام with one): a quoted word may be the word without it.
+      const joined = normalizedText(JSON.parse(JSON.stringify(r.fields).replace(/\p{Cf}/gu, '')) as Record<string, unknown>);
       // A confidence under one half (spam probability above 0.5 but under the threshold) is not called likely.
       expect(v.reasoning.startsWith(`${v.confidence < 0.5 ? 'Borderline' : 'Likely'} ${v.status} (${v.confidence.toFixed(2)})`)).toBe(true);
       let previous = Infinity;
@@ -46,7 +48,7 @@ describe('reasoning', () => {
           const words = normalizedText({ q: quote as string })
             .split(' ')
             .filter(Boolean);
-          for (const w of words) expect(text).toContain(w);
+          for (const w of words) expect(text.includes(w) || joined.includes(w) ? w : `${w} (not in: ${text})`).toBe(w);
         }
       }
     }

@@ -4,7 +4,12 @@ import fixtures from '../../fixtures/features/submissions.json' with { type: 'js
 
 // The snapshots pin the settings of models trained before link kinds: those models must featurize as they did.
 // Link kinds have their own tests (link-context.test.ts).
-const extractor = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkContext: undefined, linkCounts: undefined });
+const extractor = new FeatureExtractor({
+  ...DEFAULT_FEATURE_SETTINGS,
+  linkContext: undefined,
+  linkCounts: undefined,
+  linkHostNames: undefined,
+});
 const KIND_NAME = Object.fromEntries(Object.entries(KIND).map(([k, v]) => [v, k]));
 
 /** A readable, stable picture of a feature vector: kind, the words it came from, value, bucket. */

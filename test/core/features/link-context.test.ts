@@ -12,7 +12,12 @@ import { registrableDomain } from '../../../core/features/registrable-domain.ts'
 
 const current = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
 // The settings of every model trained before link kinds existed (no linkContext key at all).
-const before = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkContext: undefined, linkCounts: undefined });
+const before = new FeatureExtractor({
+  ...DEFAULT_FEATURE_SETTINGS,
+  linkContext: undefined,
+  linkCounts: undefined,
+  linkHostNames: undefined,
+});
 
 function linkIds(x: FeatureExtractor, fields: Record<string, unknown>): string[] {
   return x.extract(fields).structure.filter((s) => s.startsWith('link') || s === 'shortener');
@@ -73,6 +78,15 @@ describe('links read by what they are', () => {
     expect(phrases(msg)).toEqual(['a link to a lookalike of paypal.com (paypa1-secure.com)']);
     // The capital I typed for an l is read from the text as sent.
     expect(linkIds(current, { message: 'Payment failed: https://netfIix-billing.com/update' })).toContain('link:lookalike');
+  });
+
+  it("keeps a link's ending but not its host name as a feature (the kinds say what it is), and a blog comment's own URL field as before", () => {
+    const msg = { message: 'Our new menu is up at https://www.marrowbone-kitchen.net/menu, have a look', url: 'https://rowanbakes.com' };
+    expect(domainNames(current, msg)).toEqual(['.net', 'rowanbakes.com', '.com']);
+    const withHosts = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkHostNames: undefined });
+    expect(domainNames(withHosts, msg)).toEqual(['marrowbone-kitchen.net', '.net', 'rowanbakes.com', '.com']);
+    // The reasoning can still name the link by what it is and where it points.
+    expect(phrases(msg)).toEqual(['a link to a site of no known kind (marrowbone-kitchen.net)']);
   });
 
   it('changes nothing for models trained before link kinds: their counts and hosts stay as they were', () => {
