@@ -105,6 +105,7 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
     reviewSink: review.sink,
     reviewRoutes: review.routes,
     reviewTraffic: review.traffic,
+    accountLists: review.lists,
     ...(opts.logger === undefined ? {} : { logger: opts.logger }),
   });
   await app.ready();
