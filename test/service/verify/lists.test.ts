@@ -23,11 +23,17 @@ const ENQUIRY = {
 const SPAM = {
   name: 'SEO Expert',
   email: 'seo.ranking.boost@gmail.com',
-  message: 'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking. Visit http://cheap-seo-backlinks.example/buy-now CLICK HERE NOW!!!',
+  message:
+    'Boost your website to #1 on Google! Cheap backlinks, guaranteed ranking. Visit http://cheap-seo-backlinks.example/buy-now CLICK HERE NOW!!!',
 };
 
 async function verify(payload: Record<string, unknown>) {
-  const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: ORIGIN, payload: { apiKey: KEY, formId: 'contact', payload } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/v1/verify',
+    headers: ORIGIN,
+    payload: { apiKey: KEY, formId: 'contact', payload },
+  });
   expect(res.statusCode).toBe(200);
   const json = res.json<{ status: string; confidence: number; reasoning: string; modelVersion: string }>();
   // The spec's shape, nothing added for a list decision.
@@ -55,7 +61,9 @@ describe("an account's allow and block lists in verify", () => {
     lists.replace('acme', ['block link-domain oak-shop.example.co.uk']);
     expect((await verify(ENQUIRY)).reasoning).toMatch(/^Spam: links to oak-shop\.example\.co\.uk, which is on your block list/);
     lists.replace('acme', ['block link-domain example.co.uk']);
-    expect((await verify(ENQUIRY)).reasoning).toMatch(/links to oak-shop\.example\.co\.uk, under example\.co\.uk, which is on your block list/);
+    expect((await verify(ENQUIRY)).reasoning).toMatch(
+      /links to oak-shop\.example\.co\.uk, under example\.co\.uk, which is on your block list/,
+    );
     // co.uk is a suffix, nobody's domain: an entry for it covers no link.
     lists.replace('acme', ['block link-domain co.uk']);
     expect((await verify(ENQUIRY)).status).toBe('legitimate');
@@ -73,7 +81,9 @@ describe("an account's allow and block lists in verify", () => {
     const v = await verify(SPAM);
     expect(v.status).toBe('legitimate');
     expect(v.confidence).toBe(1);
-    expect(v.reasoning).toMatch(/^Legitimate: the sender is on your allow list \(the model alone said spam, spam score (0\.\d\d|> 0\.99)\)\.$/);
+    expect(v.reasoning).toMatch(
+      /^Legitimate: the sender is on your allow list \(the model alone said spam, spam score (0\.\d\d|> 0\.99)\)\.$/,
+    );
   });
 
   it('lets the block list win when both lists match', async () => {
