@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --workers N]
+// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --accounts] [-- --lists] [-- --workers N]
 // npm run bench -- --ab [<rev>] [--quick] [--rounds N]: (<rev> defaults to bench/baseline-rev) only the A/B of the bundled service built from <rev> against the
 // working tree's, under load, each against a bare route in the same rounds (bench/lib/ab-service.ts).
 // npm run bench -- --ab <rev> --in-process: the interleaved A/B of core/'s extractor and classifier alone, in
@@ -410,6 +410,10 @@ else if (maxWorkers !== undefined) {
   const report = await runWorkersBench(maxWorkers, quick, log);
   process.stdout.write('\n' + renderWorkersMarkdown(report) + '\n');
   log(`wrote ${writeWorkersResult(report)}`);
+} else if (argv.has('--lists')) {
+  // Only the allow and block lists' cost: an account with 10,000 block-list entries against one with none, in this one run.
+  const { measureListsCost, renderListsCost } = await import('./lists.ts');
+  process.stdout.write(`${renderListsCost(await measureListsCost(repoRoot, quick, log))}\n`);
 } else if (argv.has('--accounts')) {
   // Only the per-account correction's cost: an account with one against one without, in this one run.
   const { measureAccountCost, renderAccountCost } = await import('./account-correction.ts');
