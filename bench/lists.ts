@@ -1,8 +1,8 @@
 /**
  * What an account's block list costs verify: the same bodies sent for an account holding 10,000 block-list entries
- * (senders, e-mail domains, link domains; none of them in the bodies, so every look-up is made and misses) and for one
- * holding none, interleaved in this one process, through the whole verify route (app.inject), plus the list check
- * alone per call. Run: npm run bench -- --lists (or npx tsx bench/lists.ts [--quick]).
+ * (senders, e-mail domains, link domains; none of them in the bodies, so every look-up is made and misses) and holding
+ * none, interleaved request by request in this one process through the whole verify route (app.inject), with a control
+ * (none again) for the noise, plus the list check alone per call. Run: npm run bench -- --lists (or npx tsx bench/lists.ts [--quick]).
  */
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -11,25 +11,26 @@ import { buildApp } from '../service/app.ts';
 import { ListsCache } from '../service/review/lists/cache.ts';
 import { sha256Hex } from '../service/tenants/key.ts';
 import { parseTenants } from '../service/tenants/load.ts';
-import { checkLists } from '../service/verify/lists.ts';
+import { checkLists, type ListLookup } from '../service/verify/lists.ts';
 import { realisticBodies } from './lib/bodies.ts';
 import { median } from './lib/load.ts';
 
-const WITH = 'with-lists';
-const WITHOUT = 'without-lists';
+const WITH = 'lists-on';
+const WITHOUT = 'lists-no';
+type Mode = 'with' | 'without' | 'control';
 export const LIST_ENTRIES = 10_000;
-/** Requests per round: a pair of rounds (one per account) takes a fraction of a second. */
-const ROUND_REQUESTS = 100;
 const keyOf = (account: string) => `bench-key-${account}-0123456789`;
 
 export interface ListsCostFigures {
   readonly entries: number;
   readonly bodies: number;
   readonly checkNs: { readonly without: number; readonly with: number };
-  readonly verifyPerSec: { readonly without: number; readonly with: number };
-  /** The median of the pairs' ratios (with / without), each pair's two rounds run back to back on the same bodies. */
+  readonly verifyPerSec: { readonly without: number; readonly with: number; readonly control: number };
   readonly verifyRatio: number;
-  readonly rounds: number;
+  /** No lists against no lists, the same way: the ratio two identical setups show in this run, the noise floor. */
+  readonly controlRatio: number;
+  /** Requests timed per account (the bodies, `passes` times). */
+  readonly requests: number;
   readonly loadAverage: { readonly start: readonly number[]; readonly end: readonly number[] };
 }
 
@@ -68,60 +69,67 @@ export async function measureListsCost(repoRoot: string, quick: boolean, log: (l
     }
   }
 
+  // The route: one account, whose lists the app reads through a switch set before each request: the 10,000 entries,
+  // none, or none again (the control: how far two identical setups differ in this run, the noise the ratio carries).
+  // Interleaved request by request with the same body, each mode taking each place in the turn equally often: on a
+  // shared machine the load drifts within seconds, and requests a millisecond apart see the same load.
   const tenants = parseTenants(
     JSON.stringify({
-      accounts: [WITH, WITHOUT].map((id) => ({
-        id,
-        apiKeys: [{ id: 'k', sha256: sha256Hex(keyOf(id)) }],
-        rateLimit: { max: 1e9, windowSeconds: 60 },
-        forms: [{ id: `${id}-form`, allowedReferrers: ['*'] }],
-      })),
+      accounts: [
+        {
+          id: WITH,
+          apiKeys: [{ id: 'k', sha256: sha256Hex(keyOf(WITH)) }],
+          rateLimit: { max: 1e9, windowSeconds: 60 },
+          forms: [{ id: `${WITH}-form`, allowedReferrers: ['*'] }],
+        },
+      ],
     }),
     'bench',
   );
-  const app = await buildApp({ tenants: { current: tenants }, classifier, maxEventLoopDelayMs: 0, accountLists: lists });
-  const payloads = (account: string) =>
-    bodies.map((x) => JSON.stringify({ apiKey: keyOf(account), formId: `${account}-form`, payload: x.fields }));
-  const sets: Record<string, string[]> = { [WITH]: payloads(WITH), [WITHOUT]: payloads(WITHOUT) };
-  const rates = { without: [] as number[], with: [] as number[] };
-  const ratios: number[] = [];
-  // Short rounds in pairs, the order alternating: on a shared machine the load drifts within seconds, and a pair's two
-  // rounds a fraction of a second apart see the same load. The figure is the median of the pairs' ratios.
-  const rounds = quick ? 20 : 200;
-  let next = 0;
+  const none = new ListsCache();
+  const modes: Record<Mode, ListsCache> = { with: lists, without: none, control: none };
+  let current: ListsCache = none;
+  const lookup: ListLookup = { match: (accountId, contacts) => current.match(accountId, contacts) };
+  const app = await buildApp({ tenants: { current: tenants }, classifier, maxEventLoopDelayMs: 0, accountLists: lookup });
+  const payloads = bodies.map((x) => JSON.stringify({ apiKey: keyOf(WITH), formId: `${WITH}-form`, payload: x.fields }));
+  const spent: Record<Mode, number> = { with: 0, without: 0, control: 0 };
+  const order: Mode[] = ['without', 'with', 'control'];
+  const passes = quick ? 4 : 30;
+  let requests = 0;
   try {
-    const round = async (account: string) => {
-      const list = sets[account] as string[];
-      const from = next;
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < ROUND_REQUESTS; i++) {
-        const payload = list[(from + i) % list.length] as string;
-        const res = await app.inject({ method: 'POST', url: '/v1/verify', headers: { 'content-type': 'application/json' }, payload });
-        if (res.statusCode !== 200) throw new Error(`verify answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+    for (let p = 0; p < passes + 1; p++) {
+      for (let i = 0; i < bodies.length; i++) {
+        const k = (p * bodies.length + i) % order.length;
+        for (const mode of [...order.slice(k), ...order.slice(0, k)]) {
+          current = modes[mode];
+          const t0 = process.hrtime.bigint();
+          const res = await app.inject({
+            method: 'POST',
+            url: '/v1/verify',
+            headers: { 'content-type': 'application/json' },
+            payload: payloads[i] as string,
+          });
+          const dt = Number(process.hrtime.bigint() - t0);
+          if (res.statusCode !== 200) throw new Error(`verify answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+          // The first pass warms the JIT.
+          if (p > 0) spent[mode] += dt;
+        }
       }
-      return ROUND_REQUESTS / (Number(process.hrtime.bigint() - t0) / 1e9);
-    };
-    for (let warm = 0; warm < 4; warm++) await round(warm % 2 === 0 ? WITHOUT : WITH);
-    for (let r = 0; r < rounds; r++) {
-      const pair: Record<string, number> = {};
-      // The same bodies for both rounds of a pair; the next pair moves on through the bodies.
-      for (const account of r % 2 === 0 ? [WITHOUT, WITH] : [WITH, WITHOUT]) pair[account] = await round(account);
-      next = (next + ROUND_REQUESTS) % bodies.length;
-      rates.without.push(pair[WITHOUT] as number);
-      rates.with.push(pair[WITH] as number);
-      ratios.push((pair[WITH] as number) / (pair[WITHOUT] as number));
+      if (p > 0) requests += bodies.length;
     }
   } finally {
     await app.close();
   }
-  const verifyPerSec = { without: median(rates.without), with: median(rates.with) };
+  const rate = (mode: Mode) => requests / (spent[mode] / 1e9);
+  const verifyPerSec = { without: rate('without'), with: rate('with'), control: rate('control') };
   return {
     entries: LIST_ENTRIES,
     bodies: bodies.length,
     checkNs: { without: median(checkSamples.without), with: median(checkSamples.with) },
     verifyPerSec,
-    verifyRatio: median(ratios),
-    rounds,
+    verifyRatio: verifyPerSec.with / verifyPerSec.without,
+    controlRatio: verifyPerSec.control / verifyPerSec.without,
+    requests,
     loadAverage: { start, end: loadavg() },
   };
 }
@@ -131,8 +139,9 @@ export function renderListsCost(f: ListsCostFigures): string {
   return [
     `Allow and block lists: an account with ${f.entries.toLocaleString('en')} block-list entries against one with none, same ${f.bodies} bodies, same run:`,
     `  list check alone, per submission: ${f.checkNs.without.toFixed(0)} ns without, ${f.checkNs.with.toFixed(0)} ns with`,
-    `  verify route in-process, ${f.rounds} pairs of ${ROUND_REQUESTS}-request rounds: median ${f.verifyPerSec.without.toFixed(0)} req/s without, ` +
-      `${f.verifyPerSec.with.toFixed(0)} req/s with; median ratio of the pairs ${(100 * f.verifyRatio).toFixed(1)}% (target at least 97%)`,
+    `  verify route in-process, ${f.requests.toLocaleString('en')} requests each, interleaved one by one: ${f.verifyPerSec.without.toFixed(0)} req/s without, ` +
+      `${f.verifyPerSec.with.toFixed(0)} req/s with: ${(100 * f.verifyRatio).toFixed(1)}% of the throughput (target at least 97%)`,
+    `  control, no lists again: ${f.verifyPerSec.control.toFixed(0)} req/s, ${(100 * f.controlRatio).toFixed(1)}% of the first (what noise alone gives)`,
     `  the check's share of a request's time at that rate: ${((100 * (f.checkNs.with - f.checkNs.without) * f.verifyPerSec.with) / 1e9).toFixed(3)}%`,
     `  load average at start ${la(f.loadAverage.start)}, at end ${la(f.loadAverage.end)} (2 cores)`,
   ].join('\n');

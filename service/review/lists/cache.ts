@@ -120,18 +120,20 @@ export class ListsCache implements ListLookup {
   /** Subscribes, loads every account's lists, and starts the periodic version check. */
   async start(): Promise<void> {
     const { store, subscriber, log, checkMs } = this.#required();
+    // The check first: with Redis down at start, SUBSCRIBE waits for it, and the check keeps trying meanwhile.
+    this.#timer = setInterval(() => void this.check(), checkMs);
+    this.#timer.unref();
     if (subscriber !== undefined) {
       subscriber.on('message', (channel: string, accountId: string) => {
         if (channel === store.channel()) void this.reload(accountId);
       });
       // A (re)subscribed connection may have missed messages: compare versions at once.
       subscriber.on('ready', () => void this.check());
+      // Awaited (start resolves subscribed), but the interval above already runs if Redis is not there yet.
       await subscriber
         .subscribe(store.channel())
         .catch((err: unknown) => log.warn({ err }, 'lists: subscribe failed; the version check keeps lists current'));
     }
-    this.#timer = setInterval(() => void this.check(), checkMs);
-    this.#timer.unref();
     await this.check();
   }
 
