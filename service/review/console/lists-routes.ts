@@ -5,7 +5,7 @@ import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor } from '../../../core/featur
 import { registrableDomain } from '../../../core/features/registrable-domain.ts';
 import { isMailProvider } from '../../../core/features/webmail.ts';
 import type { FormFields } from '../../../core/features/form-fields.ts';
-import { ENTRY_KINDS, LIST_NAMES, listEntrySchema, type EntryKind, type ListName } from '../lists/entry.ts';
+import { ENTRY_KINDS, LIST_NAMES, listEntrySchema, type EntryKind } from '../lists/entry.ts';
 import type { ListsStore, StoredEntry } from '../lists/store.ts';
 import type { ConsoleApi } from './console-api.ts';
 
@@ -145,12 +145,10 @@ export function listsRoutes(app: FastifyInstance, api: ConsoleApi, store: ListsS
       const entry = await api.store.items.get(m.accountId, request.params.id);
       if (entry === undefined) return reply.code(404).send({ error: 'No such submission for this account (or it is past retention)' });
       const facts = extractor.extract(entry.item.fields as FormFields).facts;
-      const listed = new Map<string, ListName>();
-      for (const e of await store.entries(m.accountId)) listed.set(`${e.kind} ${e.value}`, e.list);
-      const out: z.infer<typeof candidate>[] = [];
+      const out: { kind: EntryKind; value: string; note?: string }[] = [];
       const add = (kind: EntryKind, value: string, note?: string) => {
         if (out.some((c) => c.kind === kind && c.value === value)) return;
-        out.push({ kind, value, listed: listed.get(`${kind} ${value}`) ?? null, ...(note === undefined ? {} : { note }) });
+        out.push({ kind, value, ...(note === undefined ? {} : { note }) });
       };
       const sender = facts.senderAddress;
       if (sender !== null) {
@@ -163,7 +161,9 @@ export function listsRoutes(app: FastifyInstance, api: ConsoleApi, store: ListsS
         if (out.filter((c) => c.kind === 'link-domain').length >= MAX_LINK_CANDIDATES) break;
         add('link-domain', registrableDomain(host));
       }
-      return { candidates: out };
+      const listed = await store.listedOf(m.accountId, out);
+      const candidates = out.map((c, i) => ({ ...c, listed: listed[i] ?? null }));
+      return { candidates };
     },
   );
 }

@@ -92,6 +92,14 @@ export class ListsStore {
     return out.sort((a, b) => b.at - a.at || (a.value < b.value ? -1 : 1));
   }
 
+  /** Which list each value is on (null: neither), by one HMGET of the few fields asked for. */
+  async listedOf(accountId: string, values: ReadonlyArray<Pick<ListEntry, 'kind' | 'value'>>): Promise<(ListName | null)[]> {
+    if (values.length === 0) return [];
+    const fields = values.flatMap((v) => [fieldOf({ ...v, list: 'block' }), fieldOf({ ...v, list: 'allow' })]);
+    const found = await this.redis.hmget(this.listsKey(accountId), ...fields);
+    return values.map((_, i) => (found[2 * i] != null ? 'block' : found[2 * i + 1] != null ? 'allow' : null));
+  }
+
   /** The accounts' list versions (account → counter); an account never changed is not in it. */
   async versions(): Promise<Map<string, string>> {
     return new Map(Object.entries(await this.redis.hgetall(this.versionsKey())));
