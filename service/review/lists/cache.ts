@@ -20,6 +20,8 @@ interface Compiled {
   readonly allow: Sets;
 }
 
+const DECISIONS_METRIC = 'formguard_list_decisions_total';
+
 const emptySets = (): Sets => ({ sender: new Set(), 'email-domain': new Set(), 'link-domain': new Set(), size: 0 });
 
 /**
@@ -77,15 +79,19 @@ export class ListsCache implements ListLookup {
   #closed = false;
 
   constructor(private readonly opts?: ListsCacheOptions) {
+    // One counter per registry: a review side started again on the same registry (a restart in-process) counts on in it.
+    const registry = opts?.registry;
+    const existing = registry?.getSingleMetric(DECISIONS_METRIC) as Counter<'list' | 'kind'> | undefined;
     this.#decisions =
       opts === undefined
         ? undefined
-        : new Counter({
-            name: 'formguard_list_decisions_total',
+        : (existing ??
+          new Counter({
+            name: DECISIONS_METRIC,
             help: "Verdicts decided by an account's allow or block list, by list and by what matched (sender, email-domain, link-domain)",
             labelNames: ['list', 'kind'],
-            registers: opts.registry === undefined ? [] : [opts.registry],
-          });
+            registers: registry === undefined ? [] : [registry],
+          }));
   }
 
   /** The first hit of the block list, else of the allow list; undefined without one. O(1) per sender and per host. */
