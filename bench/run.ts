@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --redis-vs-embedded] [-- --accounts] [-- --workers N]
+// npm run bench [-- --quick] [-- --no-redis] [-- --shadow-only] [-- --redis-vs-embedded] [-- --accounts] [-- --lists] [-- --workers N]
 // --redis-vs-embedded: only the mixed-stream scenario (Redis mode against embedded, half spam, distinct texts; a few
 // minutes instead of the whole run), on the terminal and in bench/results/<date>-redis-vs-embedded.json.
 // npm run bench -- --ab [<rev>] [--quick] [--rounds N]: (<rev> defaults to bench/baseline-rev) only the A/B of the bundled service built from <rev> against the
@@ -448,6 +448,10 @@ else if (maxWorkers !== undefined) {
   const report = await runWorkersBench(maxWorkers, quick, log);
   process.stdout.write('\n' + renderWorkersMarkdown(report) + '\n');
   log(`wrote ${writeWorkersResult(report)}`);
+} else if (argv.has('--lists')) {
+  // Only the allow and block lists' cost: an account with 10,000 block-list entries against one with none, in this one run.
+  const { measureListsCost, renderListsCost } = await import('./lists.ts');
+  process.stdout.write(`${renderListsCost(await measureListsCost(repoRoot, quick, log))}\n`);
 } else if (argv.has('--accounts')) {
   // Only the per-account correction's cost: an account with one against one without, in this one run.
   const { measureAccountCost, renderAccountCost } = await import('./account-correction.ts');

@@ -23,6 +23,7 @@ import { ENV_DEFAULTS } from './config/env.ts';
 import { shadowMetrics, type ShadowSink } from './models/shadow.ts';
 import { ModelSlot } from './verify/model-slot.ts';
 import verify from './verify/plugin.ts';
+import type { ListLookup } from './verify/lists.ts';
 
 export interface AppDeps {
   readonly tenants: TenantsSource;
@@ -64,6 +65,8 @@ export interface AppDeps {
   readonly shadowSink?: ShadowSink;
   /** Counts verify outcomes for the review console's dashboard (in memory; sent to Redis off the response path). */
   readonly reviewTraffic?: TrafficRecorder;
+  /** The accounts' allow and block lists the verify route honours (review mode: review/lists/cache.ts). */
+  readonly accountLists?: ListLookup;
   /** Moderator console, mounted under /review when given. */
   readonly reviewRoutes?: FastifyPluginAsync;
 }
@@ -162,6 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       model,
       reviewSink: deps.reviewSink,
       traffic: deps.reviewTraffic,
+      lists: deps.accountLists,
       shadow: {
         sampleRate: deps.shadowSampleRate ?? ENV_DEFAULTS.SHADOW_SAMPLE_RATE,
         metrics: shadowMetrics(app.metrics.registry),

@@ -176,7 +176,9 @@ export async function composeService(parts: ServiceParts): Promise<Service> {
     verifyAcceptFirstMs: env.VERIFY_ACCEPT_FIRST_MS,
     metricsRegistry,
     collectDefaultMetrics: true,
-    ...(review === undefined ? {} : { reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic }),
+    ...(review === undefined
+      ? {}
+      : { reviewSink: review.sink, reviewRoutes: review.routes, reviewTraffic: review.traffic, accountLists: review.lists }),
     shadowSampleRate: env.SHADOW_SAMPLE_RATE,
     ...(redis === undefined ? {} : { shadowSink: new RedisShadowSink(redis, env.SHADOW_PREFIX, log) }),
   });

@@ -68,6 +68,7 @@ export class LinearClassifier implements Classifier {
       signals,
       reasoning: sentence(status, confidence, signals, against),
       modelVersion: this.modelVersion,
+      contacts: { sender: f.facts.senderAddress, linkHosts: f.facts.seenHosts },
     };
   }
 }

@@ -12,6 +12,14 @@ export interface Signal {
 
 export type Status = 'spam' | 'legitimate';
 
+/** Who a submission names as its sender and where it links, as the feature extractor read them: what account lists compare. */
+export interface Contacts {
+  /** The first e-mail field's address, lower-cased; null without one. */
+  readonly sender: string | null;
+  /** Distinct hosts linked to (lower-cased, without "www."), the first 32. */
+  readonly linkHosts: readonly string[];
+}
+
 export interface Verdict {
   readonly status: Status;
   /** Calibrated probability that the submission is spam. */
@@ -23,6 +31,8 @@ export interface Verdict {
   /** One sentence naming the strongest signals, for the caller. */
   readonly reasoning: string;
   readonly modelVersion: string;
+  /** The sender and link hosts the extractor read (a model that extracts none leaves this out). */
+  readonly contacts?: Contacts;
 }
 
 /** A verdict without its signals and sentence: what comparing a shadow model needs, for less work. */

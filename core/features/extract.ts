@@ -1,6 +1,6 @@
 import type { FormFields } from './form-fields.ts';
 import { isTextual, scanChars } from './char-stats.ts';
-import { emptyFacts, type Facts } from './facts.ts';
+import { emptyFacts, senderAddressOf, type Facts } from './facts.ts';
 import { fairShares } from './fair-shares.ts';
 import { flattenFields, type FieldText } from './flatten.ts';
 import { hashString } from './hash.ts';
@@ -109,6 +109,7 @@ export class FeatureExtractor {
       this.texts.push(lower);
       if (lower.length === 0) continue;
       facts.fields++;
+      if (field.role === 'email' && facts.senderAddress === null) facts.senderAddress = senderAddressOf(lower);
       scanChars(scan, text, lower, fi, field.role);
       if (this.settings.obfuscatedLinks && (isTextual(field.role) || field.role === 'email'))
         scanObfuscatedLinks(scan, lower, fi, field.role);

@@ -46,6 +46,37 @@ export interface Facts {
   senderDomain: string | null;
   /** Hosts of links of no known kind (bounded by link-context.ts), for the own-site check at the end. */
   otherHosts: string[];
+  /**
+   * Every distinct host linked to, in any field but an address's domain (at most MAX_SEEN_HOSTS, the first ones), and
+   * the first e-mail field's address: what an account's allow and block lists are compared with. Noted whatever the
+   * feature settings, as they change no feature.
+   */
+  seenHosts: string[];
+  senderAddress: string | null;
+}
+
+/** Hosts kept in `seenHosts`: a submission linking to more has its first ones compared with the lists. */
+export const MAX_SEEN_HOSTS = 32;
+
+/** Notes a host linked to for the lists (distinct, the first MAX_SEEN_HOSTS). */
+export function noteSeenHost(f: Facts, host: string): void {
+  if (f.seenHosts.length < MAX_SEEN_HOSTS && !f.seenHosts.includes(host)) f.seenHosts.push(host);
+}
+
+/** Longest e-mail address (RFC 5321's path limit). */
+const MAX_ADDRESS = 254;
+
+/**
+ * An e-mail field's value as an address for the lists: trimmed (the text is already lower-cased), one "@" with
+ * something on both sides, no space and at most 254 characters; null for anything else. Two linear scans.
+ */
+export function senderAddressOf(lower: string): string | null {
+  const v = lower.trim();
+  if (v.length < 3 || v.length > MAX_ADDRESS) return null;
+  const at = v.indexOf('@');
+  if (at <= 0 || at === v.length - 1 || v.indexOf('@', at + 1) >= 0) return null;
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) <= 0x20) return null;
+  return v;
 }
 
 /** The first three distinct hosts linked to: the reasoning names up to two. */
@@ -91,5 +122,7 @@ export function emptyFacts(): Facts {
     lookalikeOf: null,
     senderDomain: null,
     otherHosts: [],
+    seenHosts: [],
+    senderAddress: null,
   };
 }

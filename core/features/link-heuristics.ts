@@ -1,5 +1,5 @@
 import { emailDomain, spelledAt } from './email-heuristics.ts';
-import { noteLinkHost, type Facts } from './facts.ts';
+import { noteLinkHost, noteSeenHost, type Facts } from './facts.ts';
 import { hashRange, hashString } from './hash.ts';
 import { KIND } from './kinds.ts';
 import { isReference, noteLink } from './link-context.ts';
@@ -41,6 +41,7 @@ export function hostRun(s: ScanState, text: string, lower: string, start: number
   let hostStart = www ? start + 4 : start;
   if (hostStart >= end) hostStart = start;
   const host = lower.slice(hostStart, end);
+  noteSeenHost(s.facts, host);
   let reference = false;
   if (role === 'name') f.linksInName++;
   else if (role !== 'url' && role !== 'email') {

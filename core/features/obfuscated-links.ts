@@ -1,6 +1,6 @@
 import { CHAR_CLASS, WORD } from './char-class.ts';
 import { spelledAt, spelledEmailDomain } from './email-heuristics.ts';
-import { noteLinkHost } from './facts.ts';
+import { noteLinkHost, noteSeenHost } from './facts.ts';
 import { hashRange, hashStep } from './hash.ts';
 import { KIND } from './kinds.ts';
 import { isHostChar, NS_DOMAIN, NS_TLD } from './link-heuristics.ts';
@@ -89,7 +89,9 @@ function obfuscatedAt(
   else {
     if (!counted) f.links++;
     f.obfuscatedLinks++;
-    noteLinkHost(f, `${lower.slice(hs, a)}.${lower.slice(b, te)}`);
+    const host = `${lower.slice(hs, a)}.${lower.slice(b, te)}`;
+    noteLinkHost(f, host);
+    noteSeenHost(f, host);
   }
   if (!s.settings.structure) return;
   s.acc.add(hashRange(lower, b, te, hashStep(hashRange(lower, hs, a, NS_DOMAIN), 0x2e)), KIND.domain, fi, hs, te, true);

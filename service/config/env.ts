@@ -201,6 +201,9 @@ export const envSchema = z.object({
   REVIEW_KEEP_FIELDS_MAX: number(DEFAULT_KEEP_FIELDS_MAX).pipe(z.number().int().min(0)),
   REVIEW_LOOKUP_MAX: number(DEFAULT_LOOKUP_MAX).pipe(z.number().int().min(0)),
   REVIEW_MAX_LABELLED: number(10_000).pipe(z.number().int().min(0)),
+  // Allow and block lists per account (review mode): entries per account, and how often each instance compares versions.
+  LISTS_MAX_ENTRIES: number(10_000).pipe(z.number().int().min(1).max(1_000_000)),
+  LISTS_CHECK_MS: number(2000).pipe(z.number().int().min(100).max(60_000)),
   BULLMQ_PREFIX: unsetIfEmpty(z.string().min(1).default('formguard')),
 });
 

@@ -19,6 +19,9 @@ import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { Queue } from 'bullmq';
 import { TrafficCounter } from './dashboard/traffic.ts';
 import type { ReviewPolicy } from './intake/policy.ts';
+import { openRedis } from '../config/redis-target.ts';
+import { ListsCache } from './lists/cache.ts';
+import { ListsStore } from './lists/store.ts';
 
 export const SESSION_TTL_SECONDS = 12 * 3600;
 const SWEEP_INTERVAL_MS = 3_600_000;
@@ -50,6 +53,8 @@ export type ReviewEnv = ReviewRedisEnv &
       | 'REVIEW_KEEP_FIELDS_MAX'
       | 'REVIEW_LOOKUP_MAX'
       | 'REVIEW_MAX_LABELLED'
+      | 'LISTS_MAX_ENTRIES'
+      | 'LISTS_CHECK_MS'
     >
   >;
 
@@ -59,6 +64,9 @@ export interface Review {
   readonly store: ReviewStore;
   /** Counts verify outcomes per account, form and day for the dashboard (the verify route records into it). */
   readonly traffic: TrafficCounter;
+  /** The accounts' allow and block lists: in Redis (managed from the console), and this instance's copy the verify route reads. */
+  readonly listsStore: ListsStore;
+  readonly lists: ListsCache;
   /** Redis persistence found at the last (re)connection: whether review items survive a Redis restart. */
   persistence(): Persistence | undefined;
   /**
@@ -163,6 +171,23 @@ export function startReview(setup: ReviewSetup): Review {
   redis.once('ready', sweep);
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  const listsStore = new ListsStore(redis, store.keys, env.LISTS_MAX_ENTRIES ?? ENV_DEFAULTS.LISTS_MAX_ENTRIES);
+  // A connection of its own for SUBSCRIBE; it waits for Redis (offline queue) and resubscribes after a reconnect.
+  const listsSubscriber = openRedis(target, {
+    connectionName: 'formguard-lists',
+    maxRetriesPerRequest: null,
+    connectTimeout: 2_000,
+    retryDelayMs: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  listsSubscriber.on('error', (err: Error) => log.debug({ err: err.message }, 'lists: subscriber connection error'));
+  const lists = new ListsCache({
+    store: listsStore,
+    subscriber: listsSubscriber,
+    log,
+    ...(setup.registry === undefined ? {} : { registry: setup.registry }),
+    checkMs: env.LISTS_CHECK_MS ?? ENV_DEFAULTS.LISTS_CHECK_MS,
+  });
+  void lists.start();
   const persistence = new PersistenceWatch(redis, log, setup.registry);
   const routes = reviewRoutes({
     store,
@@ -173,6 +198,7 @@ export function startReview(setup: ReviewSetup): Review {
     keepFieldsDays: env.REVIEW_KEEP_FIELDS_DAYS,
     retentionDays: env.REVIEW_RETENTION_DAYS,
     maxFieldBytes: env.REVIEW_MAX_FIELD_BYTES,
+    lists: listsStore,
   });
   log.info(
     { band: env.REVIEW_BAND, sampleRate: env.REVIEW_SAMPLE_RATE, retentionDays: env.REVIEW_RETENTION_DAYS },
@@ -183,6 +209,8 @@ export function startReview(setup: ReviewSetup): Review {
     routes,
     store,
     traffic,
+    listsStore,
+    lists,
     persistence: () => persistence.mode,
     abandon: () => sink.abandon(),
     connections: () => [['review', redis] as const, ...(workerRedis === undefined ? [] : [['review-worker', workerRedis] as const])],
@@ -193,6 +221,7 @@ export function startReview(setup: ReviewSetup): Review {
       persistence.close();
       await sink.close(deadline);
       await traffic.close();
+      await lists.close();
       await closeQuietly(worker, queue);
       redis.disconnect();
       workerRedis?.disconnect();

@@ -12,6 +12,7 @@ import type { TenantsSource } from '../tenants/store.ts';
 import type { Audit } from './audit.ts';
 import { fieldsOf } from './fields.ts';
 import type { KeyGuard } from './key-guard.ts';
+import { checkLists, type ListLookup } from './lists.ts';
 import type { ModelSlot } from './model-slot.ts';
 import type { ShadowMetrics, ShadowSink } from '../models/shadow.ts';
 import type { VerifyOutcome } from './outcome.ts';
@@ -26,6 +27,8 @@ export interface VerifyDeps {
   readonly shadow?: ShadowScoring | undefined;
   /** The dashboard's per-form counts: a counter in memory, sent to Redis off the response path. */
   readonly traffic?: TrafficRecorder | undefined;
+  /** The accounts' allow and block lists (review mode); without them the model alone decides. */
+  readonly lists?: ListLookup | undefined;
   readonly log?: { warn(obj: object, msg: string): void };
 }
 
@@ -82,9 +85,16 @@ export async function runChecks(deps: VerifyDeps, body: VerifyRequest, ctx: Veri
 
   const fields = fieldsOf(body);
   // The account's own correction applies to its own submissions only: the key decided the account.
-  const verdict = classifier.classify(fields, owner.accountId);
+  const modelVerdict = classifier.classify(fields, owner.accountId);
   const submissionId = randomUUID();
+  // The account's allow and block lists (lists.ts): a hit decides, is counted, and goes neither to review nor to the shadow.
+  const listed = checkLists(deps.lists, owner.accountId, modelVerdict);
+  const verdict = listed?.verdict ?? modelVerdict;
   deps.traffic?.record(owner.accountId, form.id, verdict.status);
+  if (listed !== undefined) {
+    deps.traffic?.record(owner.accountId, form.id, listed.hit.list === 'block' ? 'block-list' : 'allow-list');
+    return { kind: 'verdict', verdict, submissionId };
+  }
   const shadow = deps.model.shadow;
   const sampling = deps.shadow;
   const shadowing =

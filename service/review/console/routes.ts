@@ -18,6 +18,8 @@ import { dashboardRoutes } from './dashboard-routes.ts';
 import { groupView, listRoutes, row } from './list-routes.ts';
 import { labelGroup } from './group-label.ts';
 import { historyRoutes } from './history-routes.ts';
+import { listsRoutes } from './lists-routes.ts';
+import type { ListsStore } from '../lists/store.ts';
 
 // Says how to turn the console on, not only that it is off.
 const NO_MODERATORS =
@@ -40,6 +42,8 @@ export interface ReviewRoutesOptions {
   readonly retentionDays: number;
   /** Pasted fields of a reported miss are cut like queued ones. */
   readonly maxFieldBytes: number;
+  /** The accounts' allow and block lists (the Lists view and an item's "block this sender"). */
+  readonly lists?: ListsStore;
   readonly now?: () => number;
 }
 
@@ -51,6 +55,7 @@ const ASSETS = {
   'dashboard.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
   'history.js': 'text/javascript; charset=utf-8',
+  'lists.js': 'text/javascript; charset=utf-8',
 } as const;
 
 class HttpError extends Error {
@@ -114,6 +119,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     app.get('/dashboard.js', PUBLIC_ASSET, asset('dashboard.js'));
     app.get('/favicon.svg', PUBLIC_ASSET, asset('favicon.svg'));
     app.get('/history.js', PUBLIC_ASSET, asset('history.js'));
+    app.get('/lists.js', PUBLIC_ASSET, asset('lists.js'));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.
@@ -203,6 +209,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     };
     listRoutes(app, consoleApi);
     historyRoutes(app, consoleApi);
+    if (opts.lists !== undefined) listsRoutes(app, consoleApi, opts.lists);
     await dashboardRoutes(app, consoleApi, opts.retentionDays);
 
     api.get('/api/items/:id', { ...item, config: { invalid: item.invalid } }, async (request) => {

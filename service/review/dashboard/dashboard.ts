@@ -24,6 +24,9 @@ export interface FormSummary {
   readonly spamShare: number | null;
   readonly blocked: number;
   readonly rateLimited: number;
+  /** Of the verdicts, those the account's block list (spam) and allow list (legitimate) decided. */
+  readonly blockList: number;
+  readonly allowList: number;
   /**
    * Of the `spam` verdicts moderators labelled one by one: the share they confirmed as spam. Bulk labels and
    * confirm-all mostly restate the model's own verdict, so they are left out (`precisionLeftOut` counts them, with
@@ -120,6 +123,8 @@ function summary(formId: string, t: Record<TrafficEvent, number>, l: Tally | und
     spamShare: verified === 0 ? null : t.spam / verified,
     blocked: t.blocked,
     rateLimited: t['rate-limited'],
+    blockList: t['block-list'],
+    allowList: t['allow-list'],
     precision: est(l?.precision ?? [0, 0]),
     precisionLeftOut: l?.leftOut ?? 0,
     missedSpam: est(l?.missed ?? [0, 0]),

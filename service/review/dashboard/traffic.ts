@@ -3,8 +3,11 @@ import type { RedisClient } from '../../config/redis-target.ts';
 import type { Logger } from 'pino';
 import type { ReviewKeys } from '../store/keys.ts';
 
-/** What the dashboard counts of verify traffic, per account, form and UTC day. */
-export const TRAFFIC_EVENTS = ['spam', 'legitimate', 'blocked', 'rate-limited'] as const;
+/**
+ * What the dashboard counts of verify traffic, per account, form and UTC day. `block-list` and `allow-list` count the
+ * spam and legitimate verdicts an account's list decided (they are counted under spam and legitimate too).
+ */
+export const TRAFFIC_EVENTS = ['spam', 'legitimate', 'blocked', 'rate-limited', 'block-list', 'allow-list'] as const;
 export type TrafficEvent = (typeof TRAFFIC_EVENTS)[number];
 
 /** What the verify route calls: a counter in memory, nothing on the response path waits for Redis. */
@@ -141,5 +144,5 @@ export async function readTraffic(
 }
 
 export function zero(): Record<TrafficEvent, number> {
-  return { spam: 0, legitimate: 0, blocked: 0, 'rate-limited': 0 };
+  return { spam: 0, legitimate: 0, blocked: 0, 'rate-limited': 0, 'block-list': 0, 'allow-list': 0 };
 }

@@ -42,6 +42,8 @@ export interface ReviewAppFixture {
   readonly tenants: { current: ReturnType<typeof parseTenants> };
   readonly redis: Redis;
   readonly prefix: string;
+  /** The review side's metrics (the lists' decisions among them). */
+  readonly registry: Registry;
   close(): Promise<void>;
 }
 
@@ -61,15 +63,18 @@ export function reviewEnv(redisUrl: string, spoolDir: string, prefix: string): R
 }
 
 /** The real service app (buildApp) with the review sink and console, on the shared test Redis under its own prefix. */
-export async function reviewApp(opts: { withModerators?: boolean; logger?: Logger } = {}): Promise<ReviewAppFixture> {
+export async function reviewApp(
+  opts: { withModerators?: boolean; logger?: Logger; classifier?: Classifier } = {},
+): Promise<ReviewAppFixture> {
   const prefix = testPrefix('app');
   const spool = await tempDir('app-spool');
   const tenants = { current: parseTenants(JSON.stringify(tenantsFile({ moderators: opts.withModerators ?? true })), 'test') };
+  const registry = new Registry();
   const review = startReview({
     env: reviewEnv(REDIS_URL, spool.dir, prefix),
     log: opts.logger ?? silent,
     moderators: tenants,
-    registry: new Registry(),
+    registry,
     accountPolicy: (accountId) => tenants.current.accounts.get(accountId)?.review,
   });
   if (review === undefined) throw new Error('review did not start');
@@ -77,11 +82,12 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
   await until(async () => (await review.store.items.counts('acme').catch(() => undefined)) !== undefined, 'review connected');
   const app = await buildApp({
     tenants,
-    classifier: keywordClassifier,
+    classifier: opts.classifier ?? keywordClassifier,
     maxEventLoopDelayMs: 0,
     reviewSink: review.sink,
     reviewRoutes: review.routes,
     reviewTraffic: review.traffic,
+    accountLists: review.lists,
     ...(opts.logger === undefined ? {} : { logger: opts.logger }),
   });
   await app.ready();
@@ -92,6 +98,7 @@ export async function reviewApp(opts: { withModerators?: boolean; logger?: Logge
     tenants,
     redis,
     prefix,
+    registry,
     async close() {
       await app.close();
       await review.close();

@@ -59,7 +59,7 @@ function readUrl() {
   const offset = Number.parseInt(get('offset'), 10);
   state.offset = Number.isFinite(offset) && offset > 0 ? offset - (offset % PAGE) : 0;
   return {
-    view: ['dashboard', 'history'].includes(get('view')) ? get('view') : 'queue',
+    view: ['dashboard', 'history', 'lists'].includes(get('view')) ? get('view') : 'queue',
     item: UUID.test(get('item')) ? get('item') : undefined,
   };
 }
@@ -119,8 +119,10 @@ function showSignIn() {
   showSelection();
   if (window.Dashboard) window.Dashboard.reset();
   if (window.LabelHistory) window.LabelHistory.reset();
+  if (window.AccountLists) window.AccountLists.reset();
   $('dashboard').hidden = true;
   $('history').hidden = true;
+  $('lists').hidden = true;
   $('views').hidden = true;
   const forms = $('filter-form');
   while (forms.options.length > 1) forms.remove(1);
@@ -516,6 +518,8 @@ function renderDetail(entry) {
       `${group.size} similar submissions (this one and ${group.size - 1} more, names, numbers or links varied); one label labels them all, one undo takes it back`,
     );
   detail.append(facts);
+  // Block or allow its sender, its e-mail domain, the domains it links to (lists.js).
+  if (window.AccountLists && entry.fieldsKept !== false) detail.append(window.AccountLists.itemActions(item, { call, toast }));
   if (queued === false && entry.fieldsKept === false) {
     detail.append(
       el('p', {
@@ -790,7 +794,7 @@ function pasteForm(submissionId) {
   return el('div', { className: 'paste' }, area, el('p', { className: 'paste-actions' }, spam, ' ', legit));
 }
 
-const VIEWS = { queue: 'console', dashboard: 'dashboard', history: 'history' };
+const VIEWS = { queue: 'console', dashboard: 'dashboard', history: 'history', lists: 'lists' };
 
 function setView(view) {
   const before = state.view;
@@ -802,6 +806,7 @@ function setView(view) {
   }
   if (view === 'dashboard' && window.Dashboard) void window.Dashboard.show(call, toast);
   if (view === 'history' && window.LabelHistory) void window.LabelHistory.show({ call, toast, onChange: showCounts });
+  if (view === 'lists' && window.AccountLists) void window.AccountLists.show({ call, toast });
   // Back from the history (where labels may have been undone): the list is read again.
   if (view === 'queue' && before !== 'queue') void load(true).catch((err) => toast(err.message));
 }
@@ -895,6 +900,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('view-queue').addEventListener('click', () => setView('queue'));
   $('view-dashboard').addEventListener('click', () => setView('dashboard'));
   $('view-history').addEventListener('click', () => setView('history'));
+  $('view-lists').addEventListener('click', () => setView('lists'));
   $('filters').addEventListener('submit', (e) => {
     e.preventDefault();
     void lookup();

@@ -78,13 +78,28 @@ describe('the dashboard in Chromium', () => {
       const refused: string[] = [];
       page.on('console', (m) => m.type() === 'error' && m.text().includes('Content Security Policy') && refused.push(m.text()));
       await openDashboard(page, ACME_TOKEN);
-      // Form, verified, spam, spam share, blocked origins, rate-limited, precision, missed spam, labels.
-      expect(await rowText(page, 'contact')).toEqual(['contact', '4', '2', '50.0%', '1', '1', '50.0% (2 labels)', 'no labels yet', '2']);
+      // Form, verified, spam, spam share, blocked origins, rate-limited, by block list, by allow list, precision, missed
+      // spam, labels.
+      expect(await rowText(page, 'contact')).toEqual([
+        'contact',
+        '4',
+        '2',
+        '50.0%',
+        '1',
+        '1',
+        '0',
+        '0',
+        '50.0% (2 labels)',
+        'no labels yet',
+        '2',
+      ]);
       expect(await rowText(page, 'newsletter')).toEqual([
         'newsletter',
         '1',
         '1',
         '100.0%',
+        '0',
+        '0',
         '0',
         '0',
         'no labels yet; 1 bulk left out',
@@ -98,6 +113,8 @@ describe('the dashboard in Chromium', () => {
         '60.0%',
         '1',
         '1',
+        '0',
+        '0',
         '50.0% (2 labels); 1 bulk left out',
         'no labels yet',
         '3',
@@ -132,6 +149,8 @@ describe('the dashboard in Chromium', () => {
         '0',
         '0',
         '–',
+        '0',
+        '0',
         '0',
         '0',
         'no labels yet',

@@ -104,6 +104,7 @@ describe('the console by keyboard only', () => {
           'view-queue',
           'view-dashboard',
           'view-history',
+          'view-lists',
           'sign-out',
           'filter-form',
           'filter-status',

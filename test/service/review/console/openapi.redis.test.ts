@@ -35,6 +35,9 @@ describe('the OpenAPI document with the review console on', () => {
         '/review/api/dashboard',
         '/review/api/history',
         '/review/api/items/{id}/unlabel',
+        '/review/api/lists',
+        '/review/api/lists/remove',
+        '/review/api/items/{id}/lists',
         '/v1/verify',
       ].sort(),
     );
