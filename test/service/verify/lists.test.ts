@@ -2,9 +2,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadClassifier } from '../../../core/classifier/load.ts';
-import { repoRoot } from '../../../service/config/env.ts';
+import { repoRoot } from '../../../core/fs/repo-root.ts';
 import { ListsCache } from '../../../service/review/lists/cache.ts';
-import { KEY, ORIGIN, VERDICT_BODY_KEYS, testApp } from '../helpers.ts';
+import { ORIGIN, VERDICT_BODY_KEYS, testApp } from '../helpers.ts';
+import { KEY } from '../../support/tenants.ts';
 
 // The account's lists decide after the real model (its extractor reads the sender and the links), through the route.
 const lists = new ListsCache();

@@ -4,11 +4,16 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClassifier } from '../../../../core/classifier/load.ts';
 import { buildApp } from '../../../../service/app.ts';
-import { repoRoot } from '../../../../service/config/env.ts';
+import { repoRoot } from '../../../../core/fs/repo-root.ts';
 import { startReview, type Review } from '../../../../service/review/setup.ts';
-import { ACME_TOKEN, API_KEY, consoleApp, reviewEnv, type ConsoleAppFixture } from '../app-fixture.ts';
+import { consoleApp, reviewEnv, type ConsoleAppFixture } from '../app-fixture.ts';
 import { signInToConsole, withPage } from '../browser.ts';
-import { fakeJob, REDIS_URL, silent, tempDir, until } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { silent } from '../../../support/logs.ts';
+import { REDIS_URL } from '../../../support/redis.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { ACME_TOKEN, KEY as API_KEY } from '../../../support/tenants.ts';
+import { until } from '../../../support/until.ts';
 
 // Real headless Chromium on instance A blocks a sender from an item; instance B (its own app, its own Redis connections,
 // its own copy of the lists) answers that sender's next submission spam within 5 s.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ACME_TOKEN, consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
+import { consoleApp, type ConsoleAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN } from '../../../support/tenants.ts';
 import { signInToConsole, withPage } from '../browser.ts';
 import { fakeJob } from '../helpers.ts';
 import { floodFields, VARIED_MESSAGES } from '../near-flood.ts';

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadClassifier } from '../../../../core/classifier/load.ts';
-import { repoRoot } from '../../../../service/config/env.ts';
-import { ACME_TOKEN, API_KEY, GLOBEX_TOKEN, JSON_HEADERS, reviewApp, signIn, type ReviewAppFixture } from '../app-fixture.ts';
-import { until } from '../helpers.ts';
+import { repoRoot } from '../../../../core/fs/repo-root.ts';
+import { JSON_HEADERS, reviewApp, signIn, type ReviewAppFixture } from '../app-fixture.ts';
+import { ACME_TOKEN, GLOBEX_TOKEN, KEY as API_KEY } from '../../../support/tenants.ts';
+import { until } from '../../../support/until.ts';
 
 let f: ReviewAppFixture;
 let acme: string;

@@ -4,7 +4,9 @@ import { ListsCache } from '../../../../service/review/lists/cache.ts';
 import { listEntrySchema } from '../../../../service/review/lists/entry.ts';
 import { ListsStore } from '../../../../service/review/lists/store.ts';
 import { ReviewKeys } from '../../../../service/review/store/keys.ts';
-import { deleteKeys, REDIS_URL, silent, testPrefix, until } from '../helpers.ts';
+import { silent } from '../../../support/logs.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { until } from '../../../support/until.ts';
 
 const entry = (list: string, kind: string, value: string) => listEntrySchema.parse({ list, kind, value });
 const contacts = (sender: string | null, linkHosts: string[] = []) => ({ sender, linkHosts });

@@ -2,7 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import type { StoreOptions } from '../../../../service/review/store/context.ts';
-import { deleteKeys, fakeJob, REDIS_URL, testPrefix } from '../helpers.ts';
+import { fakeJob } from '../helpers.ts';
+import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
 import { floodFields, VARIED_MESSAGES } from '../near-flood.ts';
 
 const redis = new Redis(REDIS_URL);
