@@ -3,7 +3,15 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
-const eslint = new ESLint({ cwd: repoRoot });
+// The files linted here do not exist, so the type-aware rules (which need them in the TypeScript project) are off.
+const eslint = new ESLint({
+  cwd: repoRoot,
+  overrideConfig: {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-meaningless-void-operator': 'off' },
+  },
+});
 
 async function restrictedImports(file: string, source: string): Promise<string[]> {
   const [result] = await eslint.lintText(source, { filePath: path.join(repoRoot, file) });
