@@ -106,6 +106,7 @@ function choose(f: Features, a: Attribution, sign: number, max: number): number 
   for (let g = 0; g < a.groupCount; g++) toward[g] = (netOf[g] as number) * sign;
   // Name only the strongest features: slicing text for every feature would cost more than the model.
   const top = a.strongest(sign);
+  collectNameWords(f);
   named.count = 0;
   for (let k = 0; k < top.count; k++) {
     const s = top.slots[k] as number;
@@ -199,31 +200,69 @@ function messageHasWords(f: Features): boolean {
   return false;
 }
 
-/** Whether a word of `field`'s text in `sp` is a word of a name field (texts are lower-cased already). */
-function namesSender(f: Features, field: number, sp: Span): boolean {
-  const text = f.texts[field] ?? '';
+// The words of the name fields (maximal runs of word characters): field, start and end of each, rebuilt by each
+// `choose` (one pass over the name fields' text; at most one entry per character of it).
+let nameWordField = new Int32Array(16);
+let nameWordStart = new Int32Array(16);
+let nameWordEnd = new Int32Array(16);
+let nameWords = 0;
+
+function collectNameWords(f: Features): void {
+  nameWords = 0;
   for (let i = 0; i < f.roles.length; i++) {
-    if (f.roles[i] !== 'name' || i === field) continue;
+    if (f.roles[i] !== 'name') continue;
     const name = f.texts[i] ?? '';
-    for (let s = sp.start; s < sp.end;) {
-      while (s < sp.end && CHAR_CLASS[text.charCodeAt(s)] !== WORD) s++;
+    for (let s = 0; s < name.length;) {
+      while (s < name.length && CHAR_CLASS[name.charCodeAt(s)] !== WORD) s++;
       let e = s;
-      while (e < sp.end && CHAR_CLASS[text.charCodeAt(e)] === WORD) e++;
-      if (e > s && hasWord(name, text, s, e)) return true;
+      while (e < name.length && CHAR_CLASS[name.charCodeAt(e)] === WORD) e++;
+      if (e > s) {
+        if (nameWords === nameWordField.length) {
+          const grow = (a: Int32Array) => {
+            const b = new Int32Array(a.length * 2);
+            b.set(a);
+            return b;
+          };
+          nameWordField = grow(nameWordField);
+          nameWordStart = grow(nameWordStart);
+          nameWordEnd = grow(nameWordEnd);
+        }
+        nameWordField[nameWords] = i;
+        nameWordStart[nameWords] = s;
+        nameWordEnd[nameWords] = e;
+        nameWords++;
+      }
       s = e;
     }
+  }
+}
+
+/** Whether a word of `field`'s text in `sp` is a word of a name field (texts are lower-cased already). */
+function namesSender(f: Features, field: number, sp: Span): boolean {
+  if (nameWords === 0) return false;
+  const text = f.texts[field] ?? '';
+  for (let s = sp.start; s < sp.end;) {
+    while (s < sp.end && CHAR_CLASS[text.charCodeAt(s)] !== WORD) s++;
+    let e = s;
+    while (e < sp.end && CHAR_CLASS[text.charCodeAt(e)] === WORD) e++;
+    if (e > s && isNameWord(f, field, text, s, e)) return true;
+    s = e;
   }
   return false;
 }
 
-/** Whether `hay` holds text[s, e) as a whole word. */
-function hasWord(hay: string, text: string, s: number, e: number): boolean {
+/**
+ * Whether text[s, e) (a run of word characters) is a whole word of a name field other than `field`: compared only
+ * with the name words of its length, instead of at every position of every name field's text.
+ */
+function isNameWord(f: Features, field: number, text: string, s: number, e: number): boolean {
   const len = e - s;
-  for (let at = 0; at + len <= hay.length; at++) {
-    if (at > 0 && CHAR_CLASS[hay.charCodeAt(at - 1)] === WORD) continue;
-    if (at + len < hay.length && CHAR_CLASS[hay.charCodeAt(at + len)] === WORD) continue;
+  for (let j = 0; j < nameWords; j++) {
+    const at = nameWordStart[j] as number;
+    if (nameWordField[j] === field || (nameWordEnd[j] as number) - at !== len) continue;
+    const name = f.texts[nameWordField[j] as number] ?? '';
     let k = 0;
-    while (k < len && hay.charCodeAt(at + k) === text.charCodeAt(s + k)) k++;
+    while (k < len && name.charCodeAt(at + k) === text.charCodeAt(s + k)) k++;
     if (k === len) return true;
   }
   return false;

@@ -38,7 +38,9 @@ export interface AdmissionOptions {
 
 interface Waiter {
   readonly admit: (ticket: Ticket) => void;
-  readonly timer: NodeJS.Timeout;
+  readonly shed: () => void;
+  /** performance.now() past which it is shed. */
+  readonly deadline: number;
 }
 
 const LEAK_MS = 300_000;
@@ -58,6 +60,12 @@ export class Admission {
   readonly #waiting: Waiter[] = [];
   #counted = 0;
   #sweeper: NodeJS.Timeout | undefined;
+  /**
+   * One timer for every waiter's deadline, armed for the oldest: they wait in arrival order with the same
+   * maxWaitMs, so the oldest expires first. A timer per waiter cost a Timeout made and cleared per queued request,
+   * and under a steady load of more connections than slots most requests queue for a moment.
+   */
+  #expiry: NodeJS.Timeout | undefined;
   /** Work done since the last turn boundary (a pump, or the tick timer below). */
   #spent = 0;
   /** Recent work per request (ms, moving average): what a request let in from the queue is expected to cost. */
@@ -100,27 +108,38 @@ export class Admission {
     return this.#waiting.length;
   }
 
+  /** A ticket now if a slot is free and nothing waits (the common case: no callback to make), else undefined. */
+  tryEnter(): Ticket | undefined {
+    if (this.#counted < this.#o.maxInFlight && this.#waiting.length === 0 && this.#spent < this.#budget) return this.#ticket();
+    return undefined;
+  }
+
   /** Calls `admit` now or once a slot frees, or `shed` if none frees in time (or too many are waiting). */
   enter(admit: (ticket: Ticket) => void, shed: () => void): void {
-    if (this.#counted < this.#o.maxInFlight && this.#waiting.length === 0 && this.#spent < this.#budget) {
-      admit(this.#ticket());
+    const ticket = this.tryEnter();
+    if (ticket !== undefined) {
+      admit(ticket);
       return;
     }
     if (this.#waiting.length >= this.#o.maxWaiting) {
       shed();
       return;
     }
-    const waiter: Waiter = {
-      admit,
-      timer: setTimeout(() => {
-        const i = this.#waiting.indexOf(waiter);
-        if (i >= 0) this.#waiting.splice(i, 1);
-        shed();
-      }, this.#o.maxWaitMs),
-    };
-    this.#waiting.push(waiter);
+    this.#waiting.push({ admit, shed, deadline: performance.now() + this.#o.maxWaitMs });
+    if (this.#expiry === undefined) this.#expireAfter(this.#o.maxWaitMs);
     this.#pumpSoon();
     this.#sweepSoon();
+  }
+
+  /** Sheds the waiters whose deadline has passed, oldest first, then waits for the next one's. */
+  #expireAfter(ms: number): void {
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      const now = performance.now();
+      while (this.#waiting.length > 0 && (this.#waiting[0] as Waiter).deadline <= now) (this.#waiting.shift() as Waiter).shed();
+      const next = this.#waiting[0];
+      if (next !== undefined) this.#expireAfter(Math.max(1, next.deadline - now));
+    }, ms);
   }
 
   /** The body has arrived: from here the request uses CPU until answered, so it counts whatever its age. */
@@ -141,9 +160,10 @@ export class Admission {
 
   close(): void {
     clearTimeout(this.#sweeper);
+    clearTimeout(this.#expiry);
     clearInterval(this.#tick);
     if (this.#pumping !== undefined) clearImmediate(this.#pumping);
-    for (const w of this.#waiting.splice(0)) clearTimeout(w.timer);
+    this.#waiting.length = 0;
   }
 
   #ticket(): Ticket {
@@ -165,7 +185,6 @@ export class Admission {
       ((atLeastOne && planned === 0) || this.#spent + planned + this.#perRequest <= this.#budget)
     ) {
       const w = this.#waiting.shift() as Waiter;
-      clearTimeout(w.timer);
       planned += this.#perRequest;
       w.admit(this.#ticket());
     }

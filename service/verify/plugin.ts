@@ -81,17 +81,26 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       admission.close();
       done();
     });
+    const admitted = (request: FastifyRequest, reply: FastifyReply, ticket: Ticket) => {
+      request.verifyTicket = ticket;
+      // A client that hangs up after its body was read gets neither onResponse nor onRequestAbort (Fastify fires
+      // that only for an incomplete body): without this its slot stayed taken, and a few such hang-ups shed everything.
+      // on, not once: a response closes once, and once wraps every listener in a closure of its own.
+      reply.raw.on('close', () => admission.leave(ticket));
+    };
     app.addHook('onRequest', (request, reply, done) => {
       if (request.method !== 'POST') return done();
+      // A free slot (the common case): in at once, without the two callbacks a wait needs.
+      const now = admission.tryEnter();
+      if (now !== undefined) {
+        admitted(request, reply, now);
+        return done();
+      }
       admission.enter(
         (ticket) => {
           // Its client gave up while it waited: the slot goes to the next one.
           if (request.raw.destroyed) return admission.leave(ticket);
-          request.verifyTicket = ticket;
-          // A client that hangs up after its body was read gets neither onResponse nor onRequestAbort (Fastify fires
-          // that only for an incomplete body): without this its slot stayed taken, and a few such hang-ups shed everything.
-          // on, not once: a response closes once, and once wraps every listener in a closure of its own.
-          reply.raw.on('close', () => admission.leave(ticket));
+          admitted(request, reply, ticket);
           done();
         },
         () => void reply.send(shed(request, reply)),
