@@ -185,7 +185,11 @@ export class ItemStore {
       if (list === undefined) byAccount.set(job.accountId, [job]);
       else list.push(job);
     }
-    await Promise.all([...byAccount].map(async ([accountId, list]) => void (await this.#writeRemembered(accountId, list))));
+    await Promise.all(
+      [...byAccount].map(async ([accountId, list]) => {
+        await this.#writeRemembered(accountId, list);
+      }),
+    );
   }
 
   /** Returns how many look-up verdicts and kept fields the call dropped. */
