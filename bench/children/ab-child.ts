@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type * as LoadModule from '../core/classifier/load.ts';
-import type * as FeaturesModule from '../core/features/index.ts';
-import { AB_KINDS, type AbKind, type AbReply, type AbRequest } from './lib/ab-process.ts';
-import { realisticBodies, worstCaseBody } from './lib/bodies.ts';
-import { median } from './lib/stats.ts';
+import type * as LoadModule from '../../core/classifier/load.ts';
+import type * as FeaturesModule from '../../core/features/index.ts';
+import { AB_KINDS, type AbKind, type AbReply, type AbRequest } from '../lib/ab-process.ts';
+import { realisticBodies, worstCaseBody } from '../lib/bodies.ts';
+import { median } from '../lib/stats.ts';
 
 const [coreDir, repoRoot, mode] = process.argv.slice(2) as [string, string, string];
 const quick = mode === 'quick';

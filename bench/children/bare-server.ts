@@ -1,5 +1,5 @@
 // The baseline: a bare Fastify POST route of the same Fastify version as the service, parsing the same JSON
-// body (same 64 KiB limit) and answering a small JSON. Run as its own process by bench/run.ts.
+// body (same 64 KiB limit) and answering a small JSON. Run as its own process by bench/entries/run.ts.
 import Fastify from 'fastify';
 
 const app = Fastify({ bodyLimit: Number(process.env.BODY_LIMIT ?? 64 * 1024), logger: false });

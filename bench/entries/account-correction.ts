@@ -1,21 +1,21 @@
 /**
  * What an account's own correction costs: the same bodies classified for an account with a correction and for one
  * without (the global model alone), interleaved in this one process, per call and through the whole verify route
- * (app.inject). The correction is fitted here, as training fits one, on the held-out sets as one account's labels. Run: npm run bench -- --accounts (or npx tsx bench/account-correction.ts).
+ * (app.inject). The correction is fitted here, as training fits one, on the held-out sets as one account's labels. Run: npm run bench -- --accounts (or npx tsx bench/entries/account-correction.ts).
  */
 import path from 'node:path';
-import { buildApp } from '../service/app.ts';
-import { loadClassifier } from '../core/classifier/load.ts';
-import { LinearClassifier } from '../core/classifier/linear-classifier.ts';
-import { AccountCorrections } from '../core/classifier/account-corrections.ts';
-import { FeatureExtractor } from '../core/features/index.ts';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { parseTenants } from '../service/tenants/load.ts';
-import { DEFAULT_CORRECTION_SETTINGS, fitAccountCorrections } from '../training/model/fit-account-corrections.ts';
-import type { LabelledRecord } from '../training/data/record.ts';
-import { loadLabelledFile } from '../training/data/loaders.ts';
-import { realisticBodies, type BenchBody } from './lib/bodies.ts';
-import { median } from './lib/load.ts';
+import { buildApp } from '../../service/app.ts';
+import { loadClassifier } from '../../core/classifier/load.ts';
+import { LinearClassifier } from '../../core/classifier/linear-classifier.ts';
+import { AccountCorrections } from '../../core/classifier/account-corrections.ts';
+import { FeatureExtractor } from '../../core/features/index.ts';
+import { sha256Hex } from '../../service/tenants/key.ts';
+import { parseTenants } from '../../service/tenants/load.ts';
+import { DEFAULT_CORRECTION_SETTINGS, fitAccountCorrections } from '../../training/model/fit-account-corrections.ts';
+import type { LabelledRecord } from '../../training/data/record.ts';
+import { loadLabelledFile } from '../../training/data/loaders.ts';
+import { realisticBodies, type BenchBody } from '../lib/bodies.ts';
+import { median } from '../lib/load.ts';
 
 const WITH = 'with-correction';
 const WITHOUT = 'without-correction';
@@ -126,7 +126,7 @@ export function renderAccountCost(f: AccountCostFigures): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await measureAccountCost(path.resolve(import.meta.dirname, '..'), process.argv.includes('--quick'), (l) =>
+  const figures = await measureAccountCost(path.resolve(import.meta.dirname, '..', '..'), process.argv.includes('--quick'), (l) =>
     console.log(l),
   );
   console.log(renderAccountCost(figures));

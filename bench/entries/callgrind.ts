@@ -1,5 +1,5 @@
 // Instructions per verify request of the bundled service, counted by valgrind's callgrind:
-// `npx tsx bench/callgrind.ts [--tree=<built checkout>] [--warm N] [--requests N]` (default: this tree, 10,000 warm-up
+// `npx tsx bench/entries/callgrind.ts [--tree=<built checkout>] [--warm N] [--requests N]` (default: this tree, 10,000 warm-up
 // requests, 3,000 counted). Starts `valgrind --tool=callgrind --instr-atstart=no node --perf-basic-prof dist/server.js`,
 // warms it with the realistic 0.5-2 KB bodies (8 requests at a time), switches counting on, sends the counted requests,
 // dumps, and prints the instructions per request with the JS functions that executed them (self and inclusive, named
@@ -13,11 +13,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
-import { freePort } from './lib/processes.ts';
-import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
+import { BENCH_ORIGIN, realisticBodies } from '../lib/bodies.ts';
+import { freePort } from '../lib/processes.ts';
+import { benchServiceEnv, writeBenchTenants } from '../lib/tenants.ts';
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const tree = path.resolve(arg('tree') ?? repoRoot);
 const warm = Number(arg('warm') ?? 10_000);

@@ -2,18 +2,18 @@
  * What an account's block list costs verify: the same bodies sent for an account holding 10,000 block-list entries
  * (senders, e-mail domains, link domains; none of them in the bodies, so every look-up is made and misses) and holding
  * none, interleaved request by request in this one process through the whole verify route (app.inject), with a control
- * (none again) for the noise, plus the list check alone per call. Run: npm run bench -- --lists (or npx tsx bench/lists.ts [--quick]).
+ * (none again) for the noise, plus the list check alone per call. Run: npm run bench -- --lists (or npx tsx bench/entries/lists.ts [--quick]).
  */
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { loadClassifier } from '../core/classifier/load.ts';
-import { buildApp } from '../service/app.ts';
-import { ListsCache } from '../service/review/lists/cache.ts';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { parseTenants } from '../service/tenants/load.ts';
-import { checkLists, type ListLookup } from '../service/verify/lists.ts';
-import { realisticBodies } from './lib/bodies.ts';
-import { median } from './lib/load.ts';
+import { loadClassifier } from '../../core/classifier/load.ts';
+import { buildApp } from '../../service/app.ts';
+import { ListsCache } from '../../service/review/lists/cache.ts';
+import { sha256Hex } from '../../service/tenants/key.ts';
+import { parseTenants } from '../../service/tenants/load.ts';
+import { checkLists, type ListLookup } from '../../service/verify/lists.ts';
+import { realisticBodies } from '../lib/bodies.ts';
+import { median } from '../lib/load.ts';
 
 const WITH = 'lists-on';
 const WITHOUT = 'lists-no';
@@ -148,6 +148,8 @@ export function renderListsCost(f: ListsCostFigures): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await measureListsCost(path.resolve(import.meta.dirname, '..'), process.argv.includes('--quick'), (l) => console.log(l));
+  const figures = await measureListsCost(path.resolve(import.meta.dirname, '..', '..'), process.argv.includes('--quick'), (l) =>
+    console.log(l),
+  );
   console.log(renderListsCost(figures));
 }

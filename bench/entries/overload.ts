@@ -3,16 +3,16 @@
 // as soon as the last is answered) while a prober opens a fresh connection to /healthz every 100 ms, once with
 // shedding off (the settings before shedding existed) and once with the service's defaults. Prints both; the
 // machine is 2 shared cores, so the two runs are compared with each other, not with other days.
-import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
+import { benchServiceEnv, writeBenchTenants } from '../lib/tenants.ts';
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { BENCH_ORIGIN, worstCaseBody } from './lib/bodies.ts';
-import { percentile } from './lib/load.ts';
-import { freePort, startServer, stopServer } from './lib/processes.ts';
+import { BENCH_ORIGIN, worstCaseBody } from '../lib/bodies.ts';
+import { percentile } from '../lib/load.ts';
+import { freePort, startServer, stopServer } from '../lib/processes.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: string) => {
@@ -24,7 +24,7 @@ const seconds = Number(flag('seconds', quick ? '5' : '20'));
 const connections = Number(flag('connections', '400'));
 const bodyBytes = Number(flag('body-bytes', String(63 * 1024)));
 const only = flag('only', '');
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
 /** The two configurations: shedding off as it was (only a 1 s event-loop delay check), and the defaults. */
 const CONFIGS: { name: string; env: NodeJS.ProcessEnv }[] = [

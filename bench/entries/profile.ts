@@ -1,4 +1,4 @@
-// Profiles the service under the bench's realistic load: `npx tsx bench/profile.ts [seconds] [--redis] [--bundle[=<tree>]]`.
+// Profiles the service under the bench's realistic load: `npx tsx bench/entries/profile.ts [seconds] [--redis] [--bundle[=<tree>]]`.
 // Starts `node --cpu-prof --import tsx service/server.ts` (with --bundle: `node --cpu-prof dist/server.js` of this tree
 // or of another built checkout, as `npm start` runs it), loads it, stops it with SIGTERM (the profile is written at
 // exit) and prints self time by function, by source file and by area. Bundled code is mapped back to its source file
@@ -8,10 +8,10 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { distinctBodies, realisticBodies } from './lib/bodies.ts';
-import { writeBenchTenants } from './lib/tenants.ts';
-import { load } from './lib/load.ts';
-import { freePort, startServer, stopServer } from './lib/processes.ts';
+import { distinctBodies, realisticBodies } from '../lib/bodies.ts';
+import { writeBenchTenants } from '../lib/tenants.ts';
+import { load } from '../lib/load.ts';
+import { freePort, startServer, stopServer } from '../lib/processes.ts';
 
 interface Node {
   id: number;
@@ -24,7 +24,7 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const seconds = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 10);
 const redis = process.argv.includes('--redis');
 const bare = process.argv.includes('--bare');
@@ -38,7 +38,7 @@ const port = await freePort();
 const prefix = `fgprof-${process.pid}`;
 const s = await startServer({
   name: 'verify',
-  entry: entryArg ?? (bare ? 'bench/bare-server.ts' : bundleTree !== undefined ? 'dist/server.js' : 'service/server.ts'),
+  entry: entryArg ?? (bare ? 'bench/children/bare-server.ts' : bundleTree !== undefined ? 'dist/server.js' : 'service/server.ts'),
   cwd: bundleTree ?? repoRoot,
   env: {
     PATH: process.env.PATH,
@@ -65,7 +65,6 @@ const bodies = realisticBodies(repoRoot).filter((b) => b.bytes >= 512);
 const next = process.argv.includes('--distinct') ? distinctBodies(bodies) : undefined;
 await load({ target: 'verify', url: s.url, bodies, durationS: warmS, ...(next === undefined ? {} : { next }) });
 await fetch(`${s.url}/readyz`);
-const tStart = performance.timeOrigin + performance.now();
 const r = await load({ target: 'verify', url: s.url, bodies, durationS: seconds, ...(next === undefined ? {} : { next }) });
 console.log(`${r.reqPerSec.toFixed(0)} req/s, p99 ${r.p99Ms} ms, ${r.requests} requests`);
 await stopServer(s);
@@ -88,7 +87,6 @@ prof.samples.forEach((id, i) => {
   if (t > lastBusy || t < lastBusy - seconds * 1e6) return;
   self.set(id, (self.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
 });
-void tStart;
 // Bundled code: line → source file, from esbuild's `// path/file.ts` comments at each module's start.
 const sourceOf = new Map<string, Array<[number, string]>>();
 const sourceFile = (url: string, line: number): string | undefined => {

@@ -10,16 +10,16 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { realisticBodies } from './lib/bodies.ts';
-import { load } from './lib/load.ts';
-import { freePort, startRedisServer, startServer, stopServer } from './lib/processes.ts';
-import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
+import { realisticBodies } from '../lib/bodies.ts';
+import { load } from '../lib/load.ts';
+import { freePort, startRedisServer, startServer, stopServer } from '../lib/processes.ts';
+import { benchServiceEnv, writeBenchTenants } from '../lib/tenants.ts';
 
 const args = process.argv.slice(2);
 const at = args.indexOf('--seconds');
 const seconds = Number(at >= 0 ? args[at + 1] : '20');
 const nice = args.includes('--nice');
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-redis-busy-'));

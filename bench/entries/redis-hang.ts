@@ -4,14 +4,14 @@
 // answers do). Once with the breaker in effect off (each call waits its 500 ms timeout, as before the breaker), once
 // with the defaults (the admission limit is off in the first, as before it existed). Prints the latency of the
 // requests sent during the hang, and of those sent in the 2 s before it.
-import { benchServiceEnv, writeBenchTenants } from './lib/tenants.ts';
+import { benchServiceEnv, writeBenchTenants } from '../lib/tenants.ts';
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_ORIGIN, realisticBodies } from './lib/bodies.ts';
-import { percentile } from './lib/load.ts';
-import { freePort, startRedisServer, startServer, stopServer } from './lib/processes.ts';
+import { BENCH_ORIGIN, realisticBodies } from '../lib/bodies.ts';
+import { percentile } from '../lib/load.ts';
+import { freePort, startRedisServer, startServer, stopServer } from '../lib/processes.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: string) => {
@@ -20,7 +20,7 @@ const flag = (name: string, def: string) => {
 };
 const hangS = Number(flag('hang-seconds', '10'));
 const rate = Number(flag('rate', '100'));
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
 const CONFIGS: { name: string; env: Record<string, string> }[] = [
   {
@@ -85,7 +85,9 @@ async function runOne(name: string, env: Record<string, string>, tmp: string, te
             if (inHang && ms > 20) slow.push({ sentAtMs: Math.round(start - hangStart), ms: Math.round(ms) });
             if (preHang) beforeHang.push(ms);
           },
-          () => void failed++,
+          () => {
+            failed++;
+          },
         ),
       );
       const next = t0 + i * (1000 / rate);

@@ -17,9 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN } from './lib/bodies.ts';
-import { freePort, startRedisServer, startServer, stopServer } from './lib/processes.ts';
-import { benchServiceEnv, writeBenchTenants, type LimitedBenchAccount } from './lib/tenants.ts';
+import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN } from '../lib/bodies.ts';
+import { freePort, startRedisServer, startServer, stopServer } from '../lib/processes.ts';
+import { benchServiceEnv, writeBenchTenants, type LimitedBenchAccount } from '../lib/tenants.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string, def: string): string => {
@@ -35,7 +35,7 @@ const POLICY = flag('maxmemory-policy', '');
 const SAMPLE_EVERY = 5_000;
 const LAST = 20_000;
 const LAST_BOUND_MB = 10;
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 
 /** Accounts with a real limit, each hit past it throughout the run: one request every `everyMs`. */
 const LIMITED: readonly (LimitedBenchAccount & { readonly everyMs: number })[] = [

@@ -8,26 +8,26 @@
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
-import { writeBenchTenants } from './lib/tenants.ts';
+import { writeBenchTenants } from '../lib/tenants.ts';
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { renderAb, runAb } from './lib/ab.ts';
-import { renderServiceAb, runServiceAb } from './lib/ab-service.ts';
-import { BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from './lib/bodies.ts';
-import { MeterProcess } from './lib/meter-process.ts';
-import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
-import { freePort, rssMiB, startServer, stopServer, type Started } from './lib/processes.ts';
-import { renderMarkdown, targetsMet, type BenchReport } from './lib/report.ts';
-import { shadowScenario } from './lib/shadow-scenario.ts';
-import { redisVsEmbedded, renderRedisVsEmbedded } from './lib/redis-vs-embedded.ts';
-import { DEFAULT_SHADOW_SAMPLE_RATE } from '../service/config/env.ts';
+import { renderAb, runAb } from '../lib/ab.ts';
+import { renderServiceAb, runServiceAb } from '../lib/ab-service.ts';
+import { BENCH_ORIGIN, describeSet, realisticBodies, worstCaseBody, type BenchBody } from '../lib/bodies.ts';
+import { MeterProcess } from '../lib/meter-process.ts';
+import { CONNECTIONS, load, median, type LoadResult } from '../lib/load.ts';
+import { freePort, rssMiB, startServer, stopServer, type Started } from '../lib/processes.ts';
+import { renderMarkdown, targetsMet, type BenchReport } from '../lib/report.ts';
+import { shadowScenario } from '../lib/shadow-scenario.ts';
+import { redisVsEmbedded, renderRedisVsEmbedded } from '../lib/redis-vs-embedded.ts';
+import { DEFAULT_SHADOW_SAMPLE_RATE } from '../../service/config/env.ts';
 import { renderWorkersMarkdown, runWorkersBench, writeWorkersResult } from './workers.ts';
 
 const argv = new Set(process.argv.slice(2));
-// --workers N: only the WORKERS=1..N scan (bench/workers.ts), not the standard run.
+// --workers N: only the WORKERS=1..N scan (bench/entries/workers.ts), not the standard run.
 const workersArg = process.argv.indexOf('--workers');
 const maxWorkers = workersArg < 0 ? undefined : Number(process.argv[workersArg + 1]);
 if (maxWorkers !== undefined && !(Number.isInteger(maxWorkers) && maxWorkers >= 1)) {
@@ -40,7 +40,7 @@ const abArg = abAt >= 0 ? process.argv[abAt + 1] : undefined;
 const abRev = abAt < 0 ? undefined : abArg === undefined || abArg.startsWith('--') ? baselineRev() : abArg;
 
 function baselineRev(): string {
-  const file = path.join(import.meta.dirname, 'baseline-rev');
+  const file = path.join(import.meta.dirname, '..', 'baseline-rev');
   const rev = readFileSync(file, 'utf8')
     .split('\n')
     .map((l) => l.trim())
@@ -67,7 +67,7 @@ const cfg = quick
 // The 1M requests go in 10 chunks, RSS read after each: a plateau and a leak look different, one reading does not.
 const RSS_CHUNKS = 10;
 
-const repoRoot = path.resolve(import.meta.dirname, '..');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const started = new Date();
 const log = (msg: string) => process.stdout.write(`[bench ${((Date.now() - started.getTime()) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`);
 
@@ -234,7 +234,7 @@ async function main(): Promise<void> {
       return;
     }
     const barePort = await freePort();
-    const bare = await start('bare', 'bench/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
+    const bare = await start('bare', 'bench/children/bare-server.ts', { ...baseEnv, PORT: String(barePort) }, barePort, '/readyz');
     servers.push(bare);
     // Start-to-ready of the service: spawn → /readyz 200 (model loaded), a few cold starts, the last one kept.
     const readyMs: number[] = [];

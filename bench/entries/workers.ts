@@ -1,14 +1,14 @@
 // npm run bench -- --workers N [--quick]: the service with WORKERS=1..N under the same load generator, each round
 // against the bare Fastify route of the same round; the ratios are the figures (the host is shared).
-import { writeBenchTenants } from './lib/tenants.ts';
+import { writeBenchTenants } from '../lib/tenants.ts';
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { realisticBodies } from './lib/bodies.ts';
-import { CONNECTIONS, load, median, type LoadResult } from './lib/load.ts';
-import { freePort, startServer, stopServer, type Started } from './lib/processes.ts';
+import { realisticBodies } from '../lib/bodies.ts';
+import { CONNECTIONS, load, median, type LoadResult } from '../lib/load.ts';
+import { freePort, startServer, stopServer, type Started } from '../lib/processes.ts';
 
 export interface WorkersReport {
   readonly date: string;
@@ -66,7 +66,7 @@ async function allWorkersReady(s: Started, n: number): Promise<void> {
 }
 
 export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (msg: string) => void): Promise<WorkersReport> {
-  const repoRoot = path.resolve(import.meta.dirname, '..');
+  const repoRoot = path.resolve(import.meta.dirname, '..', '..');
   const cfg = quick ? { rounds: 2, durationS: 3, warmS: 1 } : { rounds: 5, durationS: 6, warmS: 2 };
   const started = new Date();
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-bench-workers-'));
@@ -109,7 +109,7 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
     servers.push(
       await startServer({
         name: 'bare',
-        entry: 'bench/bare-server.ts',
+        entry: 'bench/children/bare-server.ts',
         cwd: repoRoot,
         env: { PATH: process.env.PATH, PORT: String(barePort) },
         port: barePort,
@@ -209,7 +209,7 @@ export function renderWorkersMarkdown(r: WorkersReport): string {
 }
 
 export function writeWorkersResult(r: WorkersReport): string {
-  const repoRoot = path.resolve(import.meta.dirname, '..');
+  const repoRoot = path.resolve(import.meta.dirname, '..', '..');
   const dir = path.join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${r.date.replace(/[:]/g, '-').replace(/\..*$/, '')}-workers${r.quick ? '-quick' : ''}.json`);

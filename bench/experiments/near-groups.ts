@@ -1,11 +1,11 @@
-// npx tsx bench/near-groups.ts
+// npx tsx bench/experiments/near-groups.ts
 // How well the near-duplicate fingerprint (service/review/text/near-print.ts) groups: on the labelled forms in
 // data/forms, (1) how many pairs of different submissions to one form it would group (a false merge; a merge across
 // labels is the harmful kind, as one action labels a group), and (2) how many copies of each submission with its names,
 // numbers, addresses and links varied it groups with the original. Figures for docs/review.md, not a test.
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { MIN_SHARED, nearPrint, sharedValues, type NearPrint } from '../service/review/text/near-print.ts';
+import { MIN_SHARED, nearPrint, sharedValues, type NearPrint } from '../../service/review/text/near-print.ts';
 
 interface Rec {
   id: string;
@@ -15,7 +15,7 @@ interface Rec {
   fields: Record<string, unknown>;
 }
 
-const dir = path.join(import.meta.dirname, '..', 'data', 'forms');
+const dir = path.join(import.meta.dirname, '..', '..', 'data', 'forms');
 const records: Rec[] = [];
 for (const f of readdirSync(dir).filter((x) => x.endsWith('.jsonl')))
   for (const line of readFileSync(path.join(dir, f), 'utf8').split('\n')) if (line.trim() !== '') records.push(JSON.parse(line) as Rec);

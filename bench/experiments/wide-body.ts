@@ -5,12 +5,12 @@
  * Run: npx tsx bench/wide-body.ts
  */
 import path from 'node:path';
-import { buildApp } from '../service/app.ts';
-import { loadClassifier } from '../core/classifier/load.ts';
-import { repoRoot } from '../core/fs/repo-root.ts';
-import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../service/http/json-depth.ts';
-import { sha256Hex } from '../service/tenants/key.ts';
-import { parseTenants } from '../service/tenants/load.ts';
+import { buildApp } from '../../service/app.ts';
+import { loadClassifier } from '../../core/classifier/load.ts';
+import { repoRoot } from '../../core/fs/repo-root.ts';
+import { exceedsJsonLimits, MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../../service/http/json-depth.ts';
+import { sha256Hex } from '../../service/tenants/key.ts';
+import { parseTenants } from '../../service/tenants/load.ts';
 
 const KEY = 'bench-key-0123456789';
 const tenants = parseTenants(
