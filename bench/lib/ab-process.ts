@@ -39,7 +39,7 @@ export class AbProcess {
   ) {}
 
   static async start(label: string, repoRoot: string, coreDir: string, quick: boolean): Promise<AbProcess> {
-    const child = fork(path.join(repoRoot, 'bench/ab-child.ts'), [coreDir, repoRoot, quick ? 'quick' : 'full'], {
+    const child = fork(path.join(repoRoot, 'bench/children/ab-child.ts'), [coreDir, repoRoot, quick ? 'quick' : 'full'], {
       cwd: repoRoot,
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

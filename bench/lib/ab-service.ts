@@ -132,7 +132,7 @@ export async function runServiceAb(opts: {
       servers.push(s);
       return s;
     };
-    const bare = await start('bare', repoRoot, 'bench/bare-server.ts');
+    const bare = await start('bare', repoRoot, 'bench/children/bare-server.ts');
     let sameAnswers = true;
     const perRound: Array<Record<'bare' | 'a' | 'b', RoundFigures>> = [];
     // Fresh A and B processes every few rounds: where a process's threads land on a shared host (and its JIT's

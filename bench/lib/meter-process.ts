@@ -15,7 +15,7 @@ export class MeterProcess {
   private constructor(private readonly child: ChildProcess) {}
 
   static async start(repoRoot: string, quick: boolean): Promise<MeterProcess> {
-    const child = fork(path.join(repoRoot, 'bench/in-process-child.ts'), [repoRoot, quick ? 'quick' : 'full'], {
+    const child = fork(path.join(repoRoot, 'bench/children/in-process-child.ts'), [repoRoot, quick ? 'quick' : 'full'], {
       cwd: repoRoot,
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -131,7 +131,7 @@ export function renderMarkdown(r: BenchReport): string {
   const lines: string[] = [];
   lines.push('# Benchmark: `npm run bench`');
   lines.push('');
-  lines.push('Written by `npm run bench` (bench/run.ts); the raw figures are in bench/results/. The production service and a bare');
+  lines.push('Written by `npm run bench` (bench/entries/run.ts); the raw figures are in bench/results/. The production service and a bare');
   lines.push(
     `Fastify ${m.fastify} POST route run as separate processes (the service as \`npm start\` runs it, \`node dist/server.js\` bundled by esbuild; the bare route with\n\`node --import tsx\`), loaded in alternating rounds`,
   );

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sha256Hex } from '../../service/tenants/key.ts';
 import { BENCH_API_KEY, BENCH_FORM_ID, BENCH_ORIGIN } from './bodies.ts';
 
-/** An account with a real, small rate limit, which a bench hits past its limit (bench/redis-memory.ts). */
+/** An account with a real, small rate limit, which a bench hits past its limit (bench/entries/redis-memory.ts). */
 export interface LimitedBenchAccount {
   readonly id: string;
   readonly apiKey: string;

@@ -19,7 +19,7 @@ export const MIN_ACCOUNT_LABELS = 20;
 
 /**
  * Weights smaller than this are not exported: a feature's value is about 0.1, so such a weight moves a submission's
- * log-odds by a thousandth, and every bucket kept costs the service a lookup (bench/account-correction.ts).
+ * log-odds by a thousandth, and every bucket kept costs the service a lookup (bench/entries/account-correction.ts).
  */
 export const MIN_CORRECTION_WEIGHT = 0.01;
 
