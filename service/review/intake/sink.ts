@@ -52,7 +52,7 @@ const SPOOL_BATCH = 1_000;
  * add scripts (addBulk), at most this many at once, so one round trip per turn instead of one per job, and what Redis
  * and the process hold for one call stays bounded (ADD_BATCH × BODY_LIMIT of job data).
  */
-export const ADD_BATCH = 100;
+export const ADD_BATCH = 16;
 
 /** Why a flagged job was lost: the spool's byte bound, a failed spool write (disk full, I/O error), anything else. */
 export type DropReason = (typeof DROP_REASONS)[number];

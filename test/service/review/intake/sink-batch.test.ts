@@ -58,14 +58,14 @@ describe('the review sink with Redis up', () => {
     const { queue, calls } = recordingQueue();
     const registry = new Registry();
     const { sink, spool } = await sinkWith(queue, registry);
-    const n = 2 * ADD_BATCH + 30;
+    const n = 2 * ADD_BATCH + 5;
     const ids = Array.from({ length: n }, () => {
       const job = fakeJob();
       expect(sink.offer(job)).toBeDefined();
       return job.submissionId;
     });
     await sink.close();
-    expect(calls.map((c) => c.length)).toEqual([ADD_BATCH, ADD_BATCH, 30]);
+    expect(calls.map((c) => c.length)).toEqual([ADD_BATCH, ADD_BATCH, 5]);
     expect(calls.flat()).toEqual(ids);
     expect(await metric(registry, 'formguard_review_queued_total')).toBe(n);
     expect(await metric(registry, 'formguard_review_spooled_total')).toBe(0);
@@ -76,11 +76,11 @@ describe('the review sink with Redis up', () => {
     const { queue, calls } = recordingQueue(true);
     const registry = new Registry();
     const { sink, spool } = await sinkWith(queue, registry);
-    for (let i = 0; i < 40; i++) sink.offer(fakeJob());
+    for (let i = 0; i < 10; i++) sink.offer(fakeJob());
     await sink.close();
-    expect(calls.map((c) => c.length)).toEqual([40]);
+    expect(calls.map((c) => c.length)).toEqual([10]);
     expect(await metric(registry, 'formguard_review_queued_total')).toBe(0);
-    expect(await metric(registry, 'formguard_review_spooled_total')).toBe(40);
+    expect(await metric(registry, 'formguard_review_spooled_total')).toBe(10);
     expect(await spool.size()).toBeGreaterThan(0);
   });
 });
