@@ -49,8 +49,9 @@ export const MAX_WAITING = 5_000;
 const SPOOL_BATCH = 1_000;
 /**
  * Most jobs one queue add carries: the jobs flagged within one event-loop turn go to Redis in one pipeline of BullMQ
- * add scripts (addBulk), at most this many at once, so one round trip per turn instead of one per job, and what Redis
- * and the process hold for one call stays bounded (ADD_BATCH × BODY_LIMIT of job data).
+ * add scripts (addBulk), at most this many at once, so one round trip per batch instead of one per job, and what Redis
+ * and the process hold for one call stays bounded (ADD_BATCH × BODY_LIMIT of job data). Small, because Redis runs a
+ * pipeline's scripts back to back, ahead of the rate limiter's call a verify request waits on.
  */
 export const ADD_BATCH = 16;
 
