@@ -9,6 +9,7 @@ import type { Queued } from '../../../core/classifier/shadow-store.ts';
 import { jobOptions } from './queue.ts';
 import type { AppendResult, ReviewSpool } from './spool.ts';
 import type { CircuitBreaker } from '../../resilience/breaker.ts';
+import { TurnBatch } from '../store/turn-batch.ts';
 
 export interface QueueSinkOptions {
   readonly queue: Queue<ReviewJob>;
@@ -22,7 +23,7 @@ export interface QueueSinkOptions {
   readonly retentionMs: number;
   readonly metrics: ReviewMetrics;
   readonly log: Logger;
-  /** Longest wait for one add before the job goes to the spool instead. */
+  /** Longest wait for one add (a batch of up to ADD_BATCH jobs) before its jobs go to the spool instead. */
   readonly addTimeoutMs?: number;
   /** How often the spool is retried (it is also drained whenever the connection becomes ready). */
   readonly drainIntervalMs?: number;
@@ -46,6 +47,13 @@ export interface QueueSinkOptions {
 export const MAX_WAITING = 5_000;
 /** Jobs per spool write (one write and one fsync each). */
 const SPOOL_BATCH = 1_000;
+/**
+ * Most jobs one queue add carries: the jobs flagged within one event-loop turn go to Redis in one pipeline of BullMQ
+ * add scripts (addBulk), at most this many at once, so one round trip per batch instead of one per job, and what Redis
+ * and the process hold for one call stays bounded (ADD_BATCH × BODY_LIMIT of job data). Small, because Redis runs a
+ * pipeline's scripts back to back, ahead of the rate limiter's call a verify request waits on.
+ */
+export const ADD_BATCH = 16;
 
 /** Why a flagged job was lost: the spool's byte bound, a failed spool write (disk full, I/O error), anything else. */
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -72,6 +80,8 @@ export class QueueReviewSink implements ReviewSink {
   #closed = false;
   readonly #dropLog = { at: -Infinity, count: 0 };
   #drain: Promise<void> | undefined;
+  /** Jobs flagged within one turn, added together (each resolves or rejects with its batch). */
+  readonly #adds = new TurnBatch<ReviewJob>((jobs) => this.#add(jobs), ADD_BATCH);
 
   constructor(options: QueueSinkOptions) {
     this.#o = options;
@@ -128,7 +138,7 @@ export class QueueReviewSink implements ReviewSink {
     this.#drain = this.#o.spool
       .drain(
         async (job) => {
-          await this.#add(job);
+          await this.#add([job]);
           this.#o.metrics.queued.inc();
         },
         (job) => Date.parse(job.receivedAt) > cutoff,
@@ -217,9 +227,10 @@ export class QueueReviewSink implements ReviewSink {
       ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
     };
     try {
-      await this.#add(job);
+      await this.#adds.add(job);
       this.#o.metrics.queued.inc();
     } catch (err) {
+      // A failed batch is spooled whole, even the jobs of it Redis may have added: a replay of one is a no-op (job id).
       const spooled = await this.#spool(job);
       if (this.#abandoned) return;
       if (spooled.ok) {
@@ -280,13 +291,13 @@ export class QueueReviewSink implements ReviewSink {
     log.count = 0;
   }
 
-  async #add(job: ReviewJob): Promise<void> {
+  async #add(jobs: readonly ReviewJob[]): Promise<void> {
     if (this.#o.connection.status !== 'ready') throw new Error('Redis not connected');
     const breaker = this.#o.breaker;
     if (breaker !== undefined) {
       if (breaker.isOpen) throw new Error('Redis circuit open');
       try {
-        await this.#addBounded(job);
+        await this.#addBounded(jobs);
         breaker.succeeded();
       } catch (err) {
         breaker.failed(err instanceof TimeoutError ? 'slow' : 'error');
@@ -294,15 +305,15 @@ export class QueueReviewSink implements ReviewSink {
       }
       return;
     }
-    await this.#addBounded(job);
+    await this.#addBounded(jobs);
   }
 
-  async #addBounded(job: ReviewJob): Promise<void> {
+  async #addBounded(jobs: readonly ReviewJob[]): Promise<void> {
     const ms = this.#o.addTimeoutMs ?? 1_000;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.#o.queue.add('review', job, jobOptions(job, this.#o.retentionMs)),
+        this.#o.queue.addBulk(jobs.map((job) => ({ name: 'review', data: job, opts: jobOptions(job, this.#o.retentionMs) }))),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new TimeoutError(`queue add took over ${ms} ms`)), ms);
         }),

@@ -1,4 +1,4 @@
-/** Most entries one flush takes: a script call stays short however busy the turn was. */
+/** Most entries one flush takes by default: a script call stays short however busy the turn was. */
 const MAX_BATCH = 500;
 
 /**
@@ -9,7 +9,11 @@ export class TurnBatch<T> {
   #pending: { value: T; resolve: () => void; reject: (err: unknown) => void }[] = [];
   #scheduled = false;
 
-  constructor(private readonly flush: (values: readonly T[]) => Promise<void>) {}
+  constructor(
+    private readonly flush: (values: readonly T[]) => Promise<void>,
+    /** Most values one flush takes; a busier turn is handed over in several flushes. */
+    private readonly maxBatch = MAX_BATCH,
+  ) {}
 
   add(value: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -24,8 +28,8 @@ export class TurnBatch<T> {
     this.#scheduled = false;
     const all = this.#pending;
     this.#pending = [];
-    for (let i = 0; i < all.length; i += MAX_BATCH) {
-      const batch = all.slice(i, i + MAX_BATCH);
+    for (let i = 0; i < all.length; i += this.maxBatch) {
+      const batch = all.slice(i, i + this.maxBatch);
       this.flush(batch.map((b) => b.value)).then(
         () => batch.forEach((b) => b.resolve()),
         (err: unknown) => batch.forEach((b) => b.reject(err)),

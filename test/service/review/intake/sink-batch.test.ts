@@ -1,0 +1,86 @@
+import { EventEmitter } from 'node:events';
+import type { Queue } from 'bullmq';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RedisClient } from '../../../../service/config/redis-target.ts';
+import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
+import { ADD_BATCH, QueueReviewSink } from '../../../../service/review/intake/sink.ts';
+import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
+import { reviewMetrics } from '../../../../service/review/metrics.ts';
+import { fakeJob, silent, tempDir } from '../helpers.ts';
+
+// Redis up: the jobs flagged within one event-loop turn go to the queue together (BullMQ addBulk), at most ADD_BATCH
+// per call, and a batch Redis refuses goes to the spool whole.
+const up = Object.assign(new EventEmitter(), { status: 'ready' }) as unknown as RedisClient;
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function metric(registry: Registry, name: string): Promise<number> {
+  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
+  return m?.values[0]?.value ?? NaN;
+}
+
+/** A queue that records each addBulk call's job ids (and has no single add: every job must go in a batch). */
+function recordingQueue(fail = false) {
+  const calls: string[][] = [];
+  const queue = {
+    addBulk: async (jobs: { name: string; data: ReviewJob; opts: { jobId?: string } }[]) => {
+      calls.push(jobs.map((j) => j.opts.jobId ?? ''));
+      if (fail) throw new Error('OOM command not allowed when used memory > maxmemory');
+      return [];
+    },
+  } as unknown as Queue<ReviewJob>;
+  return { queue, calls };
+}
+
+async function sinkWith(queue: Queue<ReviewJob>, registry: Registry) {
+  const dir = await tempDir('sink-batch');
+  cleanups.push(dir.remove);
+  const spool = new ReviewSpool(dir.dir, 8 * 1024 * 1024, silent);
+  const sink = new QueueReviewSink({
+    queue,
+    connection: up,
+    spool,
+    policy: { band: 1, sampleRate: 1 },
+    maxFieldBytes: 2048,
+    retentionMs: 86_400_000,
+    metrics: reviewMetrics(registry),
+    log: silent,
+    drainIntervalMs: 3_600_000,
+  });
+  return { sink, spool };
+}
+
+describe('the review sink with Redis up', () => {
+  it('adds the jobs flagged in one turn in batches of at most ADD_BATCH, each job once, with its submissionId as job id', async () => {
+    const { queue, calls } = recordingQueue();
+    const registry = new Registry();
+    const { sink, spool } = await sinkWith(queue, registry);
+    const n = 2 * ADD_BATCH + 5;
+    const ids = Array.from({ length: n }, () => {
+      const job = fakeJob();
+      expect(sink.offer(job)).toBeDefined();
+      return job.submissionId;
+    });
+    await sink.close();
+    expect(calls.map((c) => c.length)).toEqual([ADD_BATCH, ADD_BATCH, 5]);
+    expect(calls.flat()).toEqual(ids);
+    expect(await metric(registry, 'formguard_review_queued_total')).toBe(n);
+    expect(await metric(registry, 'formguard_review_spooled_total')).toBe(0);
+    expect(await spool.size()).toBe(0);
+  });
+
+  it('spools every job of a batch Redis refuses, and counts none as queued', async () => {
+    const { queue, calls } = recordingQueue(true);
+    const registry = new Registry();
+    const { sink, spool } = await sinkWith(queue, registry);
+    for (let i = 0; i < 10; i++) sink.offer(fakeJob());
+    await sink.close();
+    expect(calls.map((c) => c.length)).toEqual([10]);
+    expect(await metric(registry, 'formguard_review_queued_total')).toBe(0);
+    expect(await metric(registry, 'formguard_review_spooled_total')).toBe(10);
+    expect(await spool.size()).toBeGreaterThan(0);
+  });
+});
