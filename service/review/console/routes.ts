@@ -65,6 +65,8 @@ const ASSETS = {
   'navigation.js': JS,
   'render-detail.js': JS,
   'render-list.js': JS,
+  'render-target.js': JS,
+  'render.js': JS,
   'selection.js': JS,
   'sign-in.js': JS,
   'state.js': JS,

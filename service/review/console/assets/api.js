@@ -1,8 +1,12 @@
 // The console's JSON API: same-origin, with the header and JSON body every state-changing call must carry.
 
-import { showSignIn } from './sign-in.js';
-
 const API = '/review/api';
+
+let signedOut = () => undefined;
+/** What a 401 does to the page (app.js: the sign-in form, the last session's screen forgotten). */
+export function onSignedOut(handler) {
+  signedOut = handler;
+}
 
 export async function call(method, path, body) {
   const init = { method, credentials: 'same-origin', headers: {} };
@@ -19,7 +23,7 @@ export async function call(method, path, body) {
     /* empty body */
   }
   if (res.status === 401 && path !== '/session') {
-    showSignIn();
+    signedOut();
   }
   if (!res.ok) throw Object.assign(new Error(data.error || 'Request failed'), { status: res.status, data });
   return data;

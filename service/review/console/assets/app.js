@@ -1,6 +1,6 @@
 // Moderator console: the entry module. It wires the page's controls to the modules beside it (state.js holds what
 // is on screen; render-list.js and render-detail.js draw it; navigation.js, labelling.js, keys.js and views.js act).
-import { call } from './api.js';
+import { call, onSignedOut } from './api.js';
 import { $, toast } from './dom.js';
 import { onKey } from './keys.js';
 import { confirmAll, confirmPreview, mark, report, undo } from './labelling.js';
@@ -9,6 +9,8 @@ import { clearSelection, pick, pickPage, pickRange } from './selection.js';
 import { showSignIn } from './sign-in.js';
 import { state } from './state.js';
 import { setView, start } from './views.js';
+
+onSignedOut(showSignIn);
 
 document.addEventListener('DOMContentLoaded', () => {
   $('sign-in-form').addEventListener('submit', async (event) => {

@@ -2,8 +2,8 @@
 import { call } from './api.js';
 import { $, toast } from './dom.js';
 import { load, select, show } from './navigation.js';
-import { renderList, showCounts, showPage } from './render-list.js';
-import { showSelection } from './selection.js';
+import { render } from './render.js';
+import { showCounts } from './render-list.js';
 import { state } from './state.js';
 
 // Label and undo run one after another: a key pressed while the last label's page refill is in flight waits for it
@@ -40,10 +40,8 @@ async function markNow(label) {
     } else if (at >= 0) {
       // The next item moves up at once; then the page refills from the server (and the counts above it are new),
       // keeping whichever item is on screen by then.
-      state.items.splice(at, 1);
+      state.items = state.items.filter((_, n) => n !== at);
       state.total = Math.max(0, state.total - 1);
-      showPage();
-      renderList();
       select(at);
       const keep = state.current?.submissionId;
       await load(true);
@@ -58,7 +56,7 @@ async function markNow(label) {
     if (err.status === 409) {
       // Labelled by someone else meanwhile: take it off the pending list and show it as it is now.
       state.items = state.items.filter((x) => x.submissionId !== item.submissionId);
-      renderList();
+      render();
       await show(item.submissionId).catch(() => undefined);
     }
   } finally {
@@ -116,7 +114,7 @@ async function bulkMark(label) {
     toast(err.message);
   } finally {
     state.busy = false;
-    showSelection();
+    render();
   }
 }
 

@@ -1,11 +1,10 @@
 // Moving through the list: reading a page for the filter, putting an item on screen, turning pages.
 import { call } from './api.js';
 import { $, toast } from './dom.js';
-import { renderDetail } from './render-detail.js';
-import { renderList, showCounts, showPage, showSummary } from './render-list.js';
-import { pick, showSelection } from './selection.js';
+import { render } from './render.js';
+import { showCounts } from './render-list.js';
+import { pick } from './selection.js';
 import { DAY, PAGE, state } from './state.js';
-import { writeUrl } from './url-state.js';
 
 export async function load(keepIndex = false) {
   const f = state.filter;
@@ -25,9 +24,7 @@ export async function load(keepIndex = false) {
   const onPage = new Set(state.items.map((x) => x.submissionId));
   for (const id of [...state.selected]) if (!onPage.has(id)) state.selected.delete(id);
   showCounts(data.counts);
-  showSummary(data.summary);
-  showPage();
-  renderList();
+  state.summary = data.summary;
   select(state.index);
 }
 
@@ -62,26 +59,17 @@ export function refilter(change) {
 export function select(i) {
   if (state.items.length === 0) {
     state.current = undefined;
-    renderDetail(undefined);
-    showSelection();
-    writeUrl();
+    state.entry = undefined;
+    render();
     return;
   }
   state.index = Math.max(0, Math.min(i, state.items.length - 1));
-  const list = $('list');
-  const nodes = list.children;
-  for (let n = 0; n < nodes.length; n++) nodes[n].setAttribute('aria-selected', n === state.index ? 'true' : 'false');
-  const current = nodes[state.index];
-  if (current) {
-    list.setAttribute('aria-activedescendant', current.id);
-    current.scrollIntoView({ block: 'nearest' });
-  }
-  state.current = state.items[state.index];
-  const l = state.current.label;
+  const item = state.items[state.index];
+  state.current = item;
+  const l = item.label;
   state.seen = l ? (l.labelId ?? l.labelledAt) : null;
-  renderDetail({ item: state.current, label: l ?? undefined, queued: state.current.queued, fieldsKept: true });
-  showSelection();
-  writeUrl();
+  state.entry = { item, label: l ?? undefined, queued: item.queued, fieldsKept: true };
+  render();
 }
 
 // Shows one submission as stored now (with its label) and makes it the one the keys act on.
@@ -91,11 +79,8 @@ export async function show(id) {
   state.current = entry.item;
   // A label stored before labels had ids is named by its time.
   state.seen = entry.label ? (entry.label.labelId ?? entry.label.labelledAt) : null;
-  for (const node of $('list').children) node.setAttribute('aria-selected', 'false');
-  $('list').removeAttribute('aria-activedescendant');
-  renderDetail(entry);
-  showSelection();
-  writeUrl();
+  state.entry = entry;
+  render();
   return entry;
 }
 

@@ -2,7 +2,8 @@ import { AccountLists } from './lists.js';
 import { Dashboard } from './dashboard.js';
 import { LabelHistory } from './history.js';
 import { $ } from './dom.js';
-import { showSelection } from './selection.js';
+import { forget } from './render.js';
+import { showSelection } from './render-target.js';
 import { emptyScreen, state } from './state.js';
 
 export function showSignIn() {
@@ -15,6 +16,7 @@ export function showSignIn() {
   for (const id of ['from', 'to', 'search']) $(id).value = '';
   $('sort').value = 'oldest';
   $('confirm-go').hidden = true;
+  forget();
   showSelection();
   Dashboard.reset();
   LabelHistory.reset();

@@ -17,6 +17,9 @@ export const emptyScreen = () => ({
   total: 0,
   selected: new Set(),
   anchor: 0,
+  // The list's summary line (from the server) and what the detail shows: an item of the list or a looked-up one.
+  summary: undefined,
+  entry: undefined,
 });
 export const state = { ...emptyScreen(), busy: false, keepFieldsDays: 0, view: 'queue' };
 export const SORTS = ['oldest', 'newest', 'confidence-high', 'confidence-low'];
