@@ -48,15 +48,35 @@ export interface ReviewRoutesOptions {
 }
 
 const CONSOLE_DIR = path.join(repoRoot, 'service', 'review', 'console', 'assets');
+// The page's scripts are ES modules (app.js imports the rest): served as JavaScript, which a module script must be.
+const JS = 'text/javascript; charset=utf-8';
 const ASSETS = {
   'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
-  'dashboard.js': 'text/javascript; charset=utf-8',
   'favicon.svg': 'image/svg+xml',
-  'history.js': 'text/javascript; charset=utf-8',
-  'lists.js': 'text/javascript; charset=utf-8',
+  'api.js': JS,
+  'app.js': JS,
+  'dashboard.js': JS,
+  'dom.js': JS,
+  'history.js': JS,
+  'keys.js': JS,
+  'labelling.js': JS,
+  'lists.js': JS,
+  'navigation.js': JS,
+  'render-detail.js': JS,
+  'render-list.js': JS,
+  'render-target.js': JS,
+  'render.js': JS,
+  'selection.js': JS,
+  'sign-in.js': JS,
+  'state.js': JS,
+  'text.js': JS,
+  'url-state.js': JS,
+  'views.js': JS,
 } as const;
+
+/** Every file the console serves from its assets folder, the page included. */
+export const CONSOLE_FILES = Object.keys(ASSETS) as (keyof typeof ASSETS)[];
 
 class HttpError extends Error {
   constructor(
@@ -83,7 +103,7 @@ declare module 'fastify' {
 export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
   return async (app) => {
     const assets = new Map<string, string>();
-    for (const name of Object.keys(ASSETS)) assets.set(name, await readFile(path.join(CONSOLE_DIR, name), 'utf8'));
+    for (const name of CONSOLE_FILES) assets.set(name, await readFile(path.join(CONSOLE_DIR, name), 'utf8'));
     if (!app.hasRequestDecorator('cookies')) await app.register(cookie);
     const guard = new SignInGuard();
 
@@ -114,12 +134,7 @@ export function reviewRoutes(opts: ReviewRoutesOptions): FastifyPluginAsync {
     // The page and its assets are not part of the API: kept out of the OpenAPI document, and served signed out.
     const PUBLIC_ASSET = { schema: { hide: true }, config: { public: true } };
     app.get('/', PUBLIC_ASSET, asset('index.html'));
-    app.get('/app.js', PUBLIC_ASSET, asset('app.js'));
-    app.get('/app.css', PUBLIC_ASSET, asset('app.css'));
-    app.get('/dashboard.js', PUBLIC_ASSET, asset('dashboard.js'));
-    app.get('/favicon.svg', PUBLIC_ASSET, asset('favicon.svg'));
-    app.get('/history.js', PUBLIC_ASSET, asset('history.js'));
-    app.get('/lists.js', PUBLIC_ASSET, asset('lists.js'));
+    for (const name of CONSOLE_FILES) if (name !== 'index.html') app.get(`/${name}`, PUBLIC_ASSET, asset(name));
 
     // Every state-changing call: JSON body plus the custom header (SameSite=Strict cookie does the rest). Checked on
     // the headers alone, before the body is read or validated.

@@ -1,8 +1,6 @@
 // The account's allow and block lists: the Lists view (add, remove, filter) and an item's "block this sender" buttons.
 // Values come from submissions (attacker-written): they go in as text, never as HTML.
-'use strict';
-
-window.AccountLists = (() => {
+export const AccountLists = (() => {
   const $ = (id) => document.getElementById(id);
   const KIND_TEXT = { sender: 'sender', 'email-domain': 'e-mail domain', 'link-domain': 'link domain' };
   const PAGE = 200;

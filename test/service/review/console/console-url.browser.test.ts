@@ -71,6 +71,10 @@ describe('the console address in Chromium', () => {
       await page.goto(`${f.base}/review?form=newsletter&item=${other.submissionId}`);
       await page.locator(`#list li[data-id="${other.submissionId}"][aria-selected="true"]`).waitFor();
       expect(await page.locator('#filter-form').inputValue()).toBe('newsletter');
+      // Further down the list (the second row, oldest first): that row is the one selected and shown, not the first.
+      await page.goto(`${f.base}/review?item=${spamCasino[1]!.submissionId}`);
+      await page.locator(`#list li[data-id="${spamCasino[1]!.submissionId}"][aria-selected="true"]`).waitFor({ timeout: 10_000 });
+      await page.locator('#detail', { hasText: spamCasino[1]!.submissionId }).waitFor({ timeout: 10_000 });
       // Not on the list shown (another form): opened by itself, and the keys act on it.
       await page.goto(`${f.base}/review?form=newsletter&item=${spamCasino[2]!.submissionId}`);
       await page.locator('#detail', { hasText: spamCasino[2]!.submissionId }).waitFor();

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../../../service/review/console/headers.ts';
-import { CSRF_HEADER } from '../../../../service/review/console/routes.ts';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { repoRoot } from '../../../../core/fs/repo-root.ts';
+import { CONSOLE_FILES, CSRF_HEADER } from '../../../../service/review/console/routes.ts';
 import { parseTenants } from '../../../../service/tenants/load.ts';
 import { ACME_TOKEN, KEY as API_KEY, GLOBEX_TOKEN, tenantsFile } from '../../../support/tenants.ts';
 import { JSON_HEADERS, reviewApp, signIn as signInAs, type ReviewAppFixture } from '../app-fixture.ts';
@@ -28,11 +31,26 @@ describe('the console page', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.body).toContain('<script src="/review/app.js" defer></script>');
+    expect(res.body).toContain('<script type="module" src="/review/app.js"></script>');
     expect(res.body).not.toMatch(/<script>|<script [^>]*>[^<]|\son[a-z]+=/i);
-    const js = await f.app.inject({ method: 'GET', url: '/review/app.js' });
-    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
-    expect(js.body).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+  });
+
+  it('serves every file of its assets folder, each module as JavaScript and none writing HTML', async () => {
+    // A module added beside app.js but not listed would load as a 404 and stop the whole page: the folder and the
+    // served files are one list.
+    expect([...CONSOLE_FILES].sort()).toEqual(readdirSync(path.join(repoRoot, 'service/review/console/assets')).sort());
+    const modules = CONSOLE_FILES.filter((name) => name.endsWith('.js'));
+    expect(modules).toContain('app.js');
+    for (const name of modules) {
+      const js = await f.app.inject({ method: 'GET', url: `/review/${name}` });
+      expect(js.statusCode, name).toBe(200);
+      expect(js.headers['content-type'], name).toMatch(/^text\/javascript/);
+      expect(js.headers['content-security-policy'], name).toBe(CONSOLE_CSP);
+      expect(js.body, name).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+      // Every module it imports is one of the served files.
+      for (const [, imported] of js.body.matchAll(/^import [^;]* from '\.\/([a-z-]+\.js)';$/gm))
+        expect(modules, `${name} imports ${imported}`).toContain(imported);
+    }
   });
 
   it('is not served when no moderators are configured', async () => {
