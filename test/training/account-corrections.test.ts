@@ -19,7 +19,7 @@ const options = {
   targetFpr: 0.05,
   sourceWeights: {},
   // A weaker pull than the default, so 60 labels move a correction all the way on this tiny fixture, and one fixed pull
-  // (no grid chosen by cross-validation, which account-new-site.test.ts covers): these tests are about whose verdicts a
+  // (no grid chosen by cross-validation, which account-new-site.slow.test.ts covers): these tests are about whose verdicts a
   // correction moves, not how far or whether (docs/model.md measures that on real sites).
   corrections: { ...DEFAULT_CORRECTION_SETTINGS, l2: 0.01, l2Grid: [] },
   log: () => {},

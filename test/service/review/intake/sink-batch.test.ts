@@ -7,7 +7,9 @@ import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts'
 import { ADD_BATCH, QueueReviewSink } from '../../../../service/review/intake/sink.ts';
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
 import { reviewMetrics } from '../../../../service/review/metrics.ts';
-import { fakeJob, silent, tempDir } from '../helpers.ts';
+import { silent } from '../../../support/logs.ts';
+import { tempDir } from '../../../support/temp-dir.ts';
+import { fakeJob } from '../helpers.ts';
 
 // Redis up: the jobs flagged within one event-loop turn go to the queue together (BullMQ addBulk), at most ADD_BATCH
 // per call, and a batch Redis refuses goes to the spool whole.

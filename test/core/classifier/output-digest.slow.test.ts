@@ -1,7 +1,7 @@
 // Every labelled record in data/ through the extractor and the classifier: feature vectors, spam probability and
 // reasoning hashed into one SHA-256, compared with the digest recorded in __fixtures__/output-digest.json. A
 // speed-up must leave all of it byte for byte unchanged; a deliberate change (features, model, data) re-records it
-// with `UPDATE_OUTPUT_DIGEST=1 npx vitest run test/core/classifier/output-digest.test.ts` and says why in its commit.
+// with `UPDATE_OUTPUT_DIGEST=1 npx vitest run test/core/classifier/output-digest.slow.test.ts` and says why in its commit.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
