@@ -130,11 +130,16 @@ describe('npm run evaluate on the UCI SMS file under its own name (no extension)
 });
 
 describe('npm run evaluate --errors and --jsonl: each wrong record, with its score and reasoning, without a service', () => {
-  // Four of the hand-written forms of sixty-new-forms.jsonl: the bundled model passes wt-s12 (a short Russian betting
-  // link) and gets the other three right.
+  // Four of the hand-written forms of sixty-new-forms.jsonl: a shop question, an invoice query and a casino link dump
+  // as written, and a plain question about opening hours (wt-l02) labelled spam here on purpose. So the file holds one
+  // wrong answer whichever model scores it (one that passes a plain question), and the test is about what the command
+  // reports, not about which records a particular model happens to miss.
   const lines = readFileSync(path.join(repoRoot, 'test/fixtures/training/sixty-new-forms.jsonl'), 'utf8').split('\n');
   const pick = (id: string) => lines.find((l) => l.includes(`"id": "${id}"`)) as string;
-  const small = file('four-forms.jsonl', `${['wt-l01', 'wt-l04', 'wt-s01', 'wt-s12'].map(pick).join('\n')}\n`);
+  const mislabelled = pick('wt-l02').replace('"label": "legitimate"', '"label": "spam"');
+  const small = file('four-forms.jsonl', `${[pick('wt-l01'), pick('wt-l04'), pick('wt-s01'), mislabelled].join('\n')}\n`);
+  const threshold = (JSON.parse(readFileSync(path.join(repoRoot, bundledModel, 'manifest.json'), 'utf8')) as { threshold: number })
+    .threshold;
 
   it('--errors lists the wrong record only, and the confusion table counts it per source', async () => {
     const r = await evaluate(['--model', bundledModel, '--data', small, '--errors']);
@@ -143,7 +148,7 @@ describe('npm run evaluate --errors and --jsonl: each wrong record, with its sco
     expect(r.stdout).toMatch(/^four-forms\s+1\s+1\s+0\s+2\s*$/m);
     expect(r.stdout).toContain('1 of 4 records wrong');
     expect(r.stdout).toMatch(
-      /^ {2}wt-s12 \[four-forms\] labelled spam, scored legitimate at p\(spam\) 0\.\d{3}: Borderline legitimate \(0\.\d\d\): .+/m,
+      /^ {2}wt-l02 \[four-forms\] labelled spam, scored legitimate at p\(spam\) \d\.\d{3}: (Likely|Borderline) legitimate \(\d\.\d\d\): .+/m,
     );
     expect(r.stdout).not.toMatch(/^ {2}wt-(l01|l04|s01) /m);
   }, 60_000);
@@ -160,9 +165,15 @@ describe('npm run evaluate --errors and --jsonl: each wrong record, with its sco
       ['wt-l01', true],
       ['wt-l04', true],
       ['wt-s01', true],
-      ['wt-s12', false],
+      ['wt-l02', false],
     ]);
-    expect(rows[3]).toMatchObject({ label: 'spam', status: 'legitimate', reasoning: expect.stringMatching(/^Borderline legitimate/) });
-    expect(rows[3]?.spamProbability).toBeGreaterThan(0.5);
+    expect(rows[2]).toMatchObject({ label: 'spam', status: 'spam', reasoning: expect.stringMatching(/^(Likely|Borderline) spam/) });
+    expect(rows[2]?.spamProbability).toBeGreaterThanOrEqual(threshold);
+    expect(rows[3]).toMatchObject({
+      label: 'spam',
+      status: 'legitimate',
+      reasoning: expect.stringMatching(/^(Likely|Borderline) legitimate/),
+    });
+    expect(rows[3]?.spamProbability).toBeLessThan(threshold);
   }, 60_000);
 });

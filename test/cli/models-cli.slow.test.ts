@@ -48,8 +48,15 @@ describe('npm run models: changes', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('no serving record, the newest version serves');
     expect(r.stdout).toMatch(new RegExp(`^${OTHER_FEATURES} .* active$`, 'm'));
-    // Each row names the test set its figures were taken on: the copies share the bundled model's.
-    expect(r.stdout).toMatch(new RegExp(`^${A} .*2026-11-25T00:28:32 .*% +seeded-shuffle seed 42 data [0-9a-f]{8}\\s*$`, 'm'));
+    // Each row names when its model was made and the test set its figures were taken on (split rule, seed, data
+    // digest): the copies share the bundled model's, read from the copy's own manifest.
+    const m = JSON.parse(readFileSync(path.join(dir, A, 'manifest.json'), 'utf8')) as {
+      created: string;
+      parameters: { seed: number };
+      data: { split?: { rule: string; seed: number } };
+    };
+    const set = `${m.data.split?.rule ?? 'seeded-shuffle'} seed ${m.data.split?.seed ?? m.parameters.seed}`;
+    expect(r.stdout).toMatch(new RegExp(`^${A} +${m.created.slice(0, 19)} .*% +${set} data [0-9a-f]{8}\\s*$`, 'm'));
     expect(r.stdout).toContain('Every test figure above was measured on the same test set');
   });
 

@@ -20,11 +20,22 @@ async function modelsWithA(): Promise<string> {
   return dir;
 }
 
+/** A as a model exported before models listed their training texts: no trained-on.txt, no `data.trainedOn`. */
+async function modelsWithUnlistedA(): Promise<string> {
+  const dir = tempModelsDir();
+  dirs.push(dir);
+  const folder = await copyModel(dir, A, (m) => {
+    delete (m.data as Record<string, unknown>).trainedOn;
+  });
+  rmSync(path.join(folder, 'trained-on.txt'), { force: true });
+  return dir;
+}
+
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('npm run train exports a candidate and never changes what serves', () => {
   it('leaves the record as it was and ends with the candidate beside the active model, or why it cannot be compared fairly', async () => {
-    const dir = await modelsWithA();
+    const dir = await modelsWithUnlistedA();
     await writeServingRecord(dir, { active: A, previous: null, shadow: null, changedAt: '2026-02-01T00:00:00.000Z', changedBy: 'ada@ops' });
     const before = readFileSync(servingFile(dir), 'utf8');
     const r = await train(dir);
@@ -38,8 +49,9 @@ describe('npm run train exports a candidate and never changes what serves', () =
       "moderator labels: trained on 2; 0 of them contradicted the model's verdict, 0 contradicted a data record of the same text",
     );
     expect(out).toMatch(new RegExp(`^${candidate} is a candidate; ${A} still serves\\.$`, 'm'));
-    // A is a copy of the bundled model: it lists no training set, and the files its manifest names are not in the
-    // fixture, so which fixture records it trained on cannot be known; the comparison is refused, not made on them.
+    // A is a copy of the bundled model with its list of training texts taken away, and the files its manifest names
+    // are not in the fixture, so which fixture records it trained on cannot be known; the comparison is refused, not
+    // made on them.
     expect(out).toMatch(
       new RegExp(
         `^no comparison: cannot tell which records ${A} trained on: .*forms/legitimate-2\\.jsonl is missing.*compare on files it never saw with --data$`,
