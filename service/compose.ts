@@ -26,6 +26,8 @@ export interface ServiceParts {
   readonly redis?: { client: RedisClient; target: RedisTarget };
   /** With WORKERS > 1, the worker slot (1..WORKERS) this process fills. */
   readonly workerSlot?: number;
+  /** The clock the breaker and the rate limits read: Date.now in production; tests move their own. */
+  readonly now?: () => number;
 }
 
 export interface Service {
@@ -47,6 +49,7 @@ export interface Service {
  */
 export async function composeService(parts: ServiceParts): Promise<Service> {
   const { env, log, tenants, serving, workerSlot } = parts;
+  const now = parts.now ?? Date.now;
   const redis = parts.redis?.client;
   const target = parts.redis?.target;
   const metricsRegistry = new Registry();
@@ -69,6 +72,7 @@ export async function composeService(parts: ServiceParts): Promise<Service> {
           failures: env.REDIS_BREAKER_FAILURES,
           callTimeoutMs: env.REDIS_BREAKER_TIMEOUT_MS,
           openMs: env.REDIS_BREAKER_OPEN_MS,
+          now,
           probe: () => (redis as RedisClient).ping(),
           onChange: (state, reason) => {
             breakerOpen.set(state === 'open' ? 1 : 0);
@@ -92,16 +96,17 @@ export async function composeService(parts: ServiceParts): Promise<Service> {
   const heartbeat = redis === undefined ? undefined : new InstanceHeartbeat(redis, env.RATE_LIMIT_PREFIX);
   const rateLimiter =
     redis === undefined
-      ? new MemoryRateLimiter()
+      ? new MemoryRateLimiter({ now })
       : new RedisRateLimiter(redis, {
           prefix: env.RATE_LIMIT_PREFIX,
-          fallback: new MemoryRateLimiter(),
+          now,
+          fallback: new MemoryRateLimiter({ now }),
           ...(breaker === undefined ? {} : { breaker }),
           ...(heartbeat === undefined ? {} : { liveInstances: () => heartbeat.live }),
           onRestored: () => limitsRestored.inc(),
           onError: (err) => {
-            if (Date.now() - lastLimiterWarn < 10_000) return;
-            lastLimiterWarn = Date.now();
+            if (now() - lastLimiterWarn < 10_000) return;
+            lastLimiterWarn = now();
             log.warn(
               { err, liveInstances: heartbeat?.live },
               'redis rate limit failed; this instance allows only its share of what each limit has left until Redis counts again',

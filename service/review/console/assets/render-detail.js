@@ -47,7 +47,7 @@ export function renderDetail(entry) {
   if (group && group.size > 1 && !label)
     fact(
       'Similar',
-      `${group.size} similar submissions (this one and ${group.size - 1} more, names, numbers or links varied); one label labels them all, one undo takes it back`,
+      `${group.size} similar submissions (this one and ${group.size - 1} more like it: the same words, or the same template with names, numbers or links varied); one label labels them all, one undo takes it back`,
     );
   detail.append(facts);
   // Block or allow its sender, its e-mail domain, the domains it links to (lists.js).
