@@ -1,23 +1,13 @@
 // The account's allow and block lists: the Lists view (add, remove, filter) and an item's "block this sender" buttons.
-// Values come from submissions (attacker-written): they go in as text, never as HTML.
+// Values come from submissions (attacker-written): they go in as text (dom.js's el), never as HTML.
+import { $, el } from './dom.js';
+
 export const AccountLists = (() => {
-  const $ = (id) => document.getElementById(id);
   const KIND_TEXT = { sender: 'sender', 'email-domain': 'e-mail domain', 'link-domain': 'link domain' };
   const PAGE = 200;
   let ctx;
   let wired = false;
   let offset = 0;
-
-  function el(tag, props = {}, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(props)) {
-      if (k === 'className') node.className = v;
-      else if (k === 'text') node.textContent = v;
-      else node.setAttribute(k, v);
-    }
-    for (const child of children) if (child !== undefined && child !== null) node.append(child);
-    return node;
-  }
 
   const said = (r) =>
     r.result === 'added'
