@@ -1,3 +1,5 @@
+import type { ReviewJob } from './job-schema.ts';
+
 /**
  * Caps each submitted field at maxBytes of UTF-8 (strings cut at a character boundary; other values as cut JSON text).
  * `cut` names the fields (as kept) whose name or value was cut, so the console can say so beside each of them.
@@ -30,6 +32,17 @@ export function capFields(
     if (wasCut) cut.add(safeName);
   }
   return { fields: out, truncated: cut.size > 0, cut: [...cut] };
+}
+
+/** The job with its fields cut to maxBytes each, marked truncated (and which fields) when anything was cut. */
+export function withCappedFields(job: ReviewJob, maxBytes: number): ReviewJob {
+  const capped = capFields(job.fields, maxBytes);
+  return {
+    ...job,
+    fields: capped.fields,
+    truncated: job.truncated || capped.truncated,
+    ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
+  };
 }
 
 // A value nested deeper is kept as this marker: JSON.stringify recurses and overflows the stack on a 30,000-deep array,

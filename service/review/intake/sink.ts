@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../../config/redis-target.ts';
 import type { Logger } from 'pino';
-import { capFields } from './fields.ts';
+import { withCappedFields } from './fields.ts';
 import type { ReviewJob, ReviewSink } from './job-schema.ts';
 import type { DROP_REASONS, ReviewMetrics } from '../metrics.ts';
 import { reviewDecision, type ReviewPolicy } from './policy.ts';
@@ -204,14 +204,7 @@ export class QueueReviewSink implements ReviewSink {
     }
     setImmediate(() => {
       // Cut like a queued item's fields: kept fields are bounded by REVIEW_MAX_FIELD_BYTES, and so is every pass over them.
-      const capped = capFields(job.fields, this.#o.maxFieldBytes);
-      const kept: ReviewJob = {
-        ...job,
-        fields: capped.fields,
-        truncated: job.truncated || capped.truncated,
-        ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
-      };
-      remember(kept).catch((err: unknown) => {
+      remember(withCappedFields(job, this.#o.maxFieldBytes)).catch((err: unknown) => {
         this.#o.metrics.lookupSkipped.inc();
         this.#o.log.debug({ err, submissionId: job.submissionId }, 'review: verdict not kept for look-up');
       });
@@ -219,13 +212,7 @@ export class QueueReviewSink implements ReviewSink {
   }
 
   async #send(original: ReviewJob): Promise<void> {
-    const capped = capFields(original.fields, this.#o.maxFieldBytes);
-    const job: ReviewJob = {
-      ...original,
-      fields: capped.fields,
-      truncated: original.truncated || capped.truncated,
-      ...(capped.cut.length > 0 ? { cutFields: capped.cut } : {}),
-    };
+    const job = withCappedFields(original, this.#o.maxFieldBytes);
     try {
       await this.#adds.add(job);
       this.#o.metrics.queued.inc();
