@@ -56,16 +56,16 @@ export function checkLists(
   const hit = lists.match(accountId, model.contacts);
   if (hit === undefined) return undefined;
   const status = hit.list === 'block' ? 'spam' : 'legitimate';
+  const why = listReason(hit);
   const reasoning =
-    `${status === 'spam' ? 'Spam' : 'Legitimate'}: ${listReason(hit)} ` +
-    `(the model alone said ${model.status}, spam score ${score(model)}).`;
+    `${status === 'spam' ? 'Spam' : 'Legitimate'}: ${why} ` + `(the model alone said ${model.status}, spam score ${score(model)}).`;
   return {
     hit,
     verdict: {
       status,
       spamProbability: status === 'spam' ? 1 : 0,
       confidence: LIST_CONFIDENCE,
-      signals: [{ id: `${hit.list}-list`, text: listReason(hit), contribution: status === 'spam' ? Infinity : -Infinity }],
+      signals: [{ id: `${hit.list}-list`, text: why, contribution: status === 'spam' ? Infinity : -Infinity }],
       reasoning,
       modelVersion: model.modelVersion,
       contacts: model.contacts,
