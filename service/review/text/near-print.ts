@@ -1,3 +1,4 @@
+import { FNV_OFFSET, hashString } from '../../../core/features/hash.ts';
 import { searchWords } from './words.ts';
 
 /**
@@ -47,14 +48,9 @@ function templateTokens(words: readonly string[]): string[] {
   return out;
 }
 
-/** FNV-1a over a string's UTF-16 units: a stable 32-bit hash (no randomness: fingerprints must agree across instances). */
-function fnv1a(text: string, seed = 0x811c9dc5): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
+/** The extractor's FNV-1a, unsigned: stable across instances (no randomness), as fingerprints must agree everywhere. */
+function fnv1a(text: string, seed = FNV_OFFSET): number {
+  return hashString(text, seed) >>> 0;
 }
 
 /** MurmurHash3's finaliser: spreads a 32-bit value so that each seed acts as an independent hash function. */
