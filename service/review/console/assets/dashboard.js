@@ -1,7 +1,8 @@
 // The dashboard: what the filter did for this account, per form and day, drawn with Chart.js (served with the console).
 // Form ids come from the tenants file and counts from the server; still, everything goes in as text, never as HTML.
+import { $ } from './dom.js';
+
 export const Dashboard = (() => {
-  const $ = (id) => document.getElementById(id);
   const COLORS = { spam: '#b3261e', legitimate: '#1f6f43', blocked: '#8a5200', 'rate-limited': '#5b6470' };
   const charts = {};
   let call;

@@ -1,7 +1,8 @@
 // The history: the account's labels, newest first (who, when, which label, one by one or in bulk), filterable, with
 // undo of any one of them. Submitted text goes in as text only, never as HTML.
+import { $ } from './dom.js';
+
 export const LabelHistory = (() => {
-  const $ = (id) => document.getElementById(id);
   const HOW = { single: 'one by one', bulk: 'bulk', reported: 'reported miss' };
   let api;
   let wired = false;
