@@ -18,7 +18,13 @@ export interface ReviewMetrics {
   readonly evicted: Counter;
 }
 
-function counter<L extends string = string>(registry: Registry, name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+/** The registry's counter of this name, made on first use: a review side started again on one registry counts on in it. */
+export function counter<L extends string = string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): Counter<L> {
   const existing = registry.getSingleMetric(name);
   if (existing instanceof Counter) return existing as Counter<L>;
   return new Counter<L>({ name, help, labelNames, registers: [registry] });

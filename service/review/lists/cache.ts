@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { Counter, type Registry } from 'prom-client';
+import { Registry, type Counter } from 'prom-client';
+import { counter } from '../metrics.ts';
 import { registrableDomain } from '../../../core/features/registrable-domain.ts';
 import type { Contacts } from '../../../core/classifier/types.ts';
 import type { RedisClient } from '../../config/redis-target.ts';
@@ -79,19 +80,15 @@ export class ListsCache implements ListLookup {
   #closed = false;
 
   constructor(private readonly opts?: ListsCacheOptions) {
-    // One counter per registry: a review side started again on the same registry (a restart in-process) counts on in it.
-    const registry = opts?.registry;
-    const existing = registry?.getSingleMetric(DECISIONS_METRIC) as Counter<'list' | 'kind'> | undefined;
     this.#decisions =
       opts === undefined
         ? undefined
-        : (existing ??
-          new Counter({
-            name: DECISIONS_METRIC,
-            help: "Verdicts decided by an account's allow or block list, by list and by what matched (sender, email-domain, link-domain)",
-            labelNames: ['list', 'kind'],
-            registers: registry === undefined ? [] : [registry],
-          }));
+        : counter(
+            opts.registry ?? new Registry(),
+            DECISIONS_METRIC,
+            "Verdicts decided by an account's allow or block list, by list and by what matched (sender, email-domain, link-domain)",
+            ['list', 'kind'],
+          );
   }
 
   /** The first hit of the block list, else of the allow list; undefined without one. O(1) per sender and per host. */
