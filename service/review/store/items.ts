@@ -5,6 +5,7 @@ import { evalScript, SCRIPTS } from './scripts.ts';
 import { fingerprint } from './fingerprint.ts';
 import { NearGroups } from './near-groups.ts';
 import { searchLine } from './search-line.ts';
+import { searchWords } from '../text/words.ts';
 import { TurnBatch } from './turn-batch.ts';
 
 /** Most submissionIds a campaign's set keeps; identical submissions past it are counted only. */
@@ -64,11 +65,13 @@ export class ItemStore {
     const { redis, keys } = this.ctx;
     const k = keys.forAccount(job.accountId);
     await redis.sadd(keys.accounts(), job.accountId);
-    const near = await this.near.join(job);
-    if (near === 'grouped') return 'grouped';
-    if (near === 'duplicate') return 'duplicate';
     const receivedAt = Date.parse(job.receivedAt);
     const print = fingerprint(job);
+    const words = searchWords(job.fields);
+    const line = searchLine('i', receivedAt, words, print);
+    const near = await this.near.join(job, { receivedAt, words, exact: print, line });
+    if (near === 'grouped') return 'grouped';
+    if (near === 'duplicate') return 'duplicate';
     const [code, evicted] = (await evalScript(
       redis,
       SCRIPTS.ingest,
@@ -88,7 +91,7 @@ export class ItemStore {
       this.ctx.campaignWindowMs,
       k.base,
       job.verdict.confidence,
-      searchLine('i', receivedAt, job.fields, print),
+      line,
       this.ctx.maxPending,
       MAX_CAMPAIGN_IDS,
       EVICT_PER_INGEST,
@@ -208,7 +211,7 @@ export class ItemStore {
         receivedAt,
         JSON.stringify(seen),
         keep ? JSON.stringify(job) : '',
-        keep ? searchLine('k', receivedAt, job.fields) : '',
+        keep ? searchLine('k', receivedAt, searchWords(job.fields)) : '',
       );
     }
     // Listed among the accounts, so the sweep and an erasure reach an account whose submissions were never queued.

@@ -1,10 +1,8 @@
 import type { ReviewJob } from '../intake/job-schema.ts';
-import { MIN_SHARED, nearPrint } from '../text/near-print.ts';
+import { MIN_SHARED, nearPrintOfWords } from '../text/near-print.ts';
 import type { StoreContext } from './context.ts';
 import type { AccountKeys } from './keys.ts';
-import { fingerprint } from './fingerprint.ts';
 import { evalScript, SCRIPTS } from './scripts.ts';
-import { searchLine } from './search-line.ts';
 
 /** A leader registered this recently counts while its own ingest is still on its way (two workers, one flood). */
 const ON_ITS_WAY_MS = 10_000;
@@ -23,6 +21,17 @@ export function nearKeys(k: AccountKeys) {
   };
 }
 
+/** What an ingest reads of a submission once, for the grouping script and ingest.lua alike. */
+export interface IngestRead {
+  readonly receivedAt: number;
+  /** Its searchWords (text/words.ts). */
+  readonly words: readonly string[];
+  /** Its exact fingerprint (fingerprint.ts): identical submissions share it. */
+  readonly exact: string;
+  /** Its line in the account's search hash (search-line.ts). */
+  readonly line: string;
+}
+
 /** A group as a list row shows it: its size (the leader included) and a few of its other members. */
 export interface GroupSummary {
   readonly size: number;
@@ -39,16 +48,15 @@ export class NearGroups {
 
   /**
    * Stores the submission as a member of a similar pending item's group, or registers it as a leader:
-   * 'grouped', 'duplicate' (already stored), or 'not-grouped' (then ingest.lua stores it as usual).
+   * 'grouped', 'duplicate' (already stored), or 'not-grouped' (then ingest.lua stores it as usual). `read` is what
+   * the ingest read of it once for both scripts: its search words, exact fingerprint and search line.
    */
-  async join(job: ReviewJob): Promise<'grouped' | 'duplicate' | 'not-grouped'> {
+  async join(job: ReviewJob, read: IngestRead): Promise<'grouped' | 'duplicate' | 'not-grouped'> {
     if (this.ctx.campaignWindowMs <= 0 || this.ctx.nearMembersMax <= 0) return 'not-grouped';
-    const print = nearPrint(job.formId, job.fields);
+    const print = nearPrintOfWords(job.formId, read.words);
     if (print === undefined) return 'not-grouped';
     const k = this.ctx.keys.forAccount(job.accountId);
     const n = nearKeys(k);
-    const receivedAt = Date.parse(job.receivedAt);
-    const exact = fingerprint(job);
     const [code] = (await evalScript(
       this.ctx.redis,
       SCRIPTS.nearIngest,
@@ -60,16 +68,16 @@ export class NearGroups {
       n.leaderOf,
       k.item(job.submissionId),
       k.search(),
-      k.fingerprint(exact),
+      k.fingerprint(read.exact),
       k.base,
       job.submissionId,
       JSON.stringify(job),
-      receivedAt,
+      read.receivedAt,
       this.ctx.expiresAt(job.receivedAt),
       this.ctx.now(),
       this.ctx.campaignWindowMs,
       print.signature,
-      searchLine('i', receivedAt, job.fields, exact),
+      read.line,
       this.ctx.nearGroupsMax,
       this.ctx.nearMembersMax,
       this.ctx.retentionMs,

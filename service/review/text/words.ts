@@ -116,8 +116,7 @@ export function searchWords(fields: Record<string, unknown>): string[] {
  * A submission's words as the search scans them (store/lua/search.lua): one string, each word between spaces, so a
  * query word matches a whole word with a plain substring find. Words hold no space (letters, digits, an address).
  */
-export function searchText(fields: Record<string, unknown>): string {
-  const words = searchWords(fields);
+export function searchText(words: readonly string[]): string {
   return words.length === 0 ? ' ' : ` ${words.join(' ')} `;
 }
 
