@@ -163,7 +163,9 @@ describe('queued items', () => {
 
   it('labelled items past the cap go once exported, oldest first; those not exported are kept and counted', async () => {
     const over: number[] = [];
-    const store = newStore({ maxLabelled: 3, onLabelsOverCap: (_, n) => over.push(n) });
+    // A clock that moves on every read: two labels in one millisecond would tie, and "oldest first" would be a coin toss.
+    let t = Date.now();
+    const store = newStore({ maxLabelled: 3, onLabelsOverCap: (_, n) => over.push(n), now: () => ++t });
     const jobs = Array.from({ length: 6 }, () => fakeJob());
     for (const job of jobs) {
       await store.items.ingest(job);
