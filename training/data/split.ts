@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { hashString } from '../../core/features/hash.ts';
 import { seededRandom, shuffleInPlace } from './random.ts';
 import type { LabelledRecord } from './record.ts';
 
@@ -123,7 +124,7 @@ export function legacySplitRecords(records: readonly LabelledRecord[], opts: Spl
     const list = (strata.get(key) as [string, LabelledRecord][])
       .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .map(([, r]) => r);
-    shuffleInPlace(list, seededRandom(opts.seed ^ hashKey(key)));
+    shuffleInPlace(list, seededRandom(opts.seed ^ hashString(key)));
     const nTest = Math.round(list.length * opts.test);
     const nVal = Math.round(list.length * opts.validation);
     test.push(...list.slice(0, nTest));
@@ -142,8 +143,3 @@ function overrides(r: LabelledRecord, kept: LabelledRecord): boolean {
   return kept.labelledAt === undefined || Date.parse(r.labelledAt) >= Date.parse(kept.labelledAt);
 }
 
-function hashKey(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}

@@ -13,8 +13,11 @@ export interface StoreScript {
   readonly sha: string;
 }
 
-function lua(name: string): StoreScript {
-  const source = readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
+/** A script's file, after the lib/ files it uses (Redis runs one source per script: no require). */
+function lua(name: string, ...libs: string[]): StoreScript {
+  const source = [...libs.map((lib) => path.join('lib', lib)), name]
+    .map((f) => readFileSync(path.join(LUA_DIR, `${f}.lua`), 'utf8'))
+    .join('\n');
   return { lua: source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -41,7 +44,8 @@ export async function evalScript(
 export const SCRIPTS = Object.freeze({
   ingest: lua('ingest'),
   label: lua('label'),
-  undo: lua('undo'),
+  undo: lua('undo', 'withdraw-label'),
+  undoLabel: lua('undo-label', 'withdraw-label'),
   acknowledgeExported: lua('acknowledge-exported'),
   eraseSubmission: lua('erase-submission'),
   remember: lua('remember'),
@@ -49,6 +53,6 @@ export const SCRIPTS = Object.freeze({
   trimLabelled: lua('trim-labelled'),
   sweepSearch: lua('sweep-search'),
   bulkLabel: lua('bulk-label'),
-  bulkUndo: lua('bulk-undo'),
+  bulkUndo: lua('bulk-undo', 'withdraw-label'),
   nearIngest: lua('near-ingest'),
 });

@@ -1,12 +1,5 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { repoRoot } from '../../../core/fs/repo-root.ts';
 import type { ReviewStore } from './review-store.ts';
-import { evalScript, type StoreScript } from './scripts.ts';
-
-const source = readFileSync(path.join(repoRoot, 'service', 'review', 'store', 'lua', 'undo-label.lua'), 'utf8');
-const UNDO_LABEL: StoreScript = { lua: source, sha: createHash('sha1').update(source).digest('hex') };
+import { evalScript, SCRIPTS } from './scripts.ts';
 
 export type UndoLabelResult = { readonly kind: 'undone' | 'restored' | 'gone' } | { readonly kind: 'changed'; readonly by: string };
 
@@ -22,7 +15,7 @@ export async function undoLabel(store: ReviewStore, accountId: string, submissio
   const item = entry.item;
   const [code, by] = (await evalScript(
     store.redis,
-    UNDO_LABEL,
+    SCRIPTS.undoLabel,
     14,
     k.label(submissionId),
     k.labelled(),

@@ -38,22 +38,8 @@ for j = 0, n - 1 do
     if label.moderatorId ~= ARGV[2] or label.labelledAt ~= ARGV[3] then
       relabelled = relabelled + 1
     else
-      local exported = redis.call('ZSCORE', KEYS[3], id) == false
-      redis.call('ZADD', KEYS[4], ARGV[4], cjson.encode({ submissionId = id, labelId = label.labelId, withdrawn = label.labelledAt, exported = exported }))
-      local previous = redis.call('LPOP', KEYS[k + 2])
-      if previous then
-        local p = cjson.decode(previous)
-        redis.call('SET', KEYS[k], p.label, 'PXAT', ARGV[a + 3])
-        redis.call('ZADD', KEYS[2], p.at, id)
-        if p.unexported then redis.call('ZADD', KEYS[3], p.at, id) else redis.call('ZREM', KEYS[3], id) end
-      else
-        redis.call('DEL', KEYS[k])
-        redis.call('ZREM', KEYS[2], id)
-        redis.call('ZREM', KEYS[3], id)
-        if ARGV[a + 4] ~= '1' then
-          for i = k + 3, k + 6 do redis.call('ZADD', KEYS[i], ARGV[a + 1], id) end
-          for i = k + 7, k + 10 do redis.call('ZADD', KEYS[i], ARGV[a + 2], id) end
-        end
+      if not withdrawLabel(KEYS[k], KEYS[2], KEYS[3], KEYS[k + 2], KEYS[4], id, label, ARGV[4], ARGV[a + 3]) and ARGV[a + 4] ~= '1' then
+        backToPending(k + 3, k + 7, ARGV[a + 1], ARGV[a + 2], id)
       end
       undone = undone + 1
     end

@@ -1,8 +1,7 @@
 --[[
   Takes back one item's label, named by the labelId (or labelledAt) the moderator saw in the history: only while it
   is still the item's label. The label it replaced comes back (with its moderator, time and export state), or, for a
-  first label, the item goes back to pending. The undone label is recorded as withdrawn, as undo.lua does, so the
-  next export takes back its line if one was written.
+  first label, the item goes back to pending. The undone label is recorded as withdrawn (lib/withdraw-label.lua).
 
   KEYS[1]    label key
   KEYS[2]    labelled index
@@ -28,20 +27,7 @@ local current = redis.call('GET', KEYS[1])
 if not current then return {-3} end
 local label = cjson.decode(current)
 if label.labelId ~= ARGV[3] and label.labelledAt ~= ARGV[3] then return {-1, label.moderatorId} end
-local exported = redis.call('ZSCORE', KEYS[3], ARGV[1]) == false
-redis.call('ZADD', KEYS[10], ARGV[5], cjson.encode({ submissionId = ARGV[1], labelId = label.labelId, withdrawn = label.labelledAt, exported = exported }))
-local previous = redis.call('LPOP', KEYS[9])
-if previous then
-  local p = cjson.decode(previous)
-  redis.call('SET', KEYS[1], p.label, 'PXAT', ARGV[4])
-  redis.call('ZADD', KEYS[2], p.at, ARGV[1])
-  if p.unexported then redis.call('ZADD', KEYS[3], p.at, ARGV[1]) else redis.call('ZREM', KEYS[3], ARGV[1]) end
-  return {2}
-end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
+if withdrawLabel(KEYS[1], KEYS[2], KEYS[3], KEYS[9], KEYS[10], ARGV[1], label, ARGV[5], ARGV[4]) then return {2} end
 if ARGV[7] == '1' then return {1} end
-for i = 4, 7 do redis.call('ZADD', KEYS[i], ARGV[2], ARGV[1]) end
-for i = 11, 14 do redis.call('ZADD', KEYS[i], ARGV[6], ARGV[1]) end
+backToPending(4, 11, ARGV[2], ARGV[6], ARGV[1])
 return {1}

@@ -1,10 +1,8 @@
 --[[
   Takes back this moderator's newest label, only while it is still the item's label: the label it replaced comes
   back (with its moderator, time and export state), or, for a first label, the item goes back to pending.
-  The undone label is recorded as withdrawn, so the next export can take back its line if one was written.
-  exported: acknowledged by an export (no longer in unexported). A label still unexported is recorded too: an export
-  may have written its line and not yet acknowledged it (or crashed in between), and only the files can tell; the
-  export writes no line for it unless its label line is there.
+  The undone label is recorded as withdrawn (lib/withdraw-label.lua); the export writes no withdrawal line for it
+  unless its label line is there.
 
   KEYS[1]    the moderator's undo list
   KEYS[2]    label key
@@ -40,20 +38,7 @@ local current = redis.call('GET', KEYS[2])
 if not current then return {-3} end
 local label = cjson.decode(current)
 if label.moderatorId ~= ARGV[4] or (ARGV[5] ~= '' and label.labelledAt ~= ARGV[5]) then return {-1, label.moderatorId} end
-local exported = redis.call('ZSCORE', KEYS[4], ARGV[2]) == false
-redis.call('ZADD', KEYS[11], ARGV[7], cjson.encode({ submissionId = ARGV[2], labelId = label.labelId, withdrawn = label.labelledAt, exported = exported }))
-local previous = redis.call('LPOP', KEYS[10])
-if previous then
-  local p = cjson.decode(previous)
-  redis.call('SET', KEYS[2], p.label, 'PXAT', ARGV[6])
-  redis.call('ZADD', KEYS[3], p.at, ARGV[2])
-  if p.unexported then redis.call('ZADD', KEYS[4], p.at, ARGV[2]) else redis.call('ZREM', KEYS[4], ARGV[2]) end
-  return {2}
-end
-redis.call('DEL', KEYS[2])
-redis.call('ZREM', KEYS[3], ARGV[2])
-redis.call('ZREM', KEYS[4], ARGV[2])
+if withdrawLabel(KEYS[2], KEYS[3], KEYS[4], KEYS[10], KEYS[11], ARGV[2], label, ARGV[7], ARGV[6]) then return {2} end
 if ARGV[9] == '1' then return {1} end
-for i = 5, 8 do redis.call('ZADD', KEYS[i], ARGV[3], ARGV[2]) end
-for i = 12, 15 do redis.call('ZADD', KEYS[i], ARGV[8], ARGV[2]) end
+backToPending(5, 12, ARGV[3], ARGV[8], ARGV[2])
 return {1}
