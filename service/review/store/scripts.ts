@@ -13,9 +13,25 @@ export interface StoreScript {
   readonly sha: string;
 }
 
-function lua(name: string): StoreScript {
-  const source = readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
+function read(name: string): string {
+  return readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
+}
+
+function script(source: string): StoreScript {
   return { lua: source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+function lua(name: string): StoreScript {
+  return script(read(name));
+}
+
+/**
+ * A script made of other scripts: each named file's body becomes a local function of (KEYS, ARGV) that the last file
+ * calls, so one call runs several scripts' work with each script still kept, and tested, in one file of its own.
+ */
+function composed(functions: Readonly<Record<string, string>>, driver: string): StoreScript {
+  const parts = Object.entries(functions).map(([fn, name]) => `local function ${fn}(KEYS, ARGV)\n${read(name)}\nend\n`);
+  return script([...parts, read(driver)].join('\n'));
 }
 
 /**
@@ -39,7 +55,6 @@ export async function evalScript(
 
 /** The store's Lua scripts, read once at start-up; each file's header names its KEYS and ARGV. */
 export const SCRIPTS = Object.freeze({
-  ingest: lua('ingest'),
   label: lua('label'),
   undo: lua('undo'),
   acknowledgeExported: lua('acknowledge-exported'),
@@ -50,5 +65,6 @@ export const SCRIPTS = Object.freeze({
   sweepSearch: lua('sweep-search'),
   bulkLabel: lua('bulk-label'),
   bulkUndo: lua('bulk-undo'),
-  nearIngest: lua('near-ingest'),
+  /** A batch of queued submissions of one account: near-ingest.lua then ingest.lua for each, in one call. */
+  ingestBatch: composed({ nearIngest: 'near-ingest', ingest: 'ingest' }, 'ingest-batch'),
 });
