@@ -22,6 +22,13 @@ export const EVICT_PER_INGEST = 8;
  * turn batch's 500), so the caps hold; after a lowered cap or a quiet spell the sweep calls again until done.
  */
 export const TRIM_PER_CALL = 1_000;
+/** Most submissions one remember flush takes (TRIM_PER_CALL is twice this, so the caps hold). */
+const REMEMBER_BATCH = 500;
+/**
+ * Most unqueued submissions waiting in memory to be remembered (each cut to REVIEW_MAX_FIELD_BYTES per field and
+ * BODY_LIMIT in all, as a queued job): the look-up side's share of the process's bounded memory.
+ */
+export const REMEMBER_MAX_WAITING = 5_000;
 /**
  * Most queued submissions one ingest-batch.lua call carries: each is a grouping step and an ingest (tens of commands,
  * a few hundred with evictions), so a call holds Redis for about a millisecond, not longer, ahead of the rate
@@ -239,6 +246,11 @@ export class ItemStore {
     return this.#batch.add(job);
   }
 
+  /** Unqueued submissions in memory whose look-up write has not ended yet. */
+  get rememberWaiting(): number {
+    return this.#batch.waiting;
+  }
+
   /** Trims an account's look-up verdicts and kept fields to their bounds (the retention sweep; remember does it too). */
   async trimRemembered(accountId: string): Promise<void> {
     // Each call drops at most TRIM_PER_CALL of each: called again until a call drops less.
@@ -250,7 +262,13 @@ export class ItemStore {
 
   /** When this process last listed each account (an erasure of the account may unlist it: listed again within a minute). */
   readonly #listed = new Map<string, number>();
-  readonly #batch = new TurnBatch<ReviewJob>((jobs) => this.#flushRemembered(jobs));
+  // One call at a time, the jobs of the turns it took gathered for the next (group commit); past REMEMBER_MAX_WAITING
+  // waiting, a verdict is not kept (the sink counts it as a skipped look-up write): memory stays bounded when Redis is slow.
+  readonly #batch = new TurnBatch<ReviewJob>((jobs) => this.#flushRemembered(jobs), {
+    maxBatch: REMEMBER_BATCH,
+    maxFlushing: 1,
+    maxWaiting: REMEMBER_MAX_WAITING,
+  });
 
   async #flushRemembered(jobs: readonly ReviewJob[]): Promise<void> {
     const byAccount = new Map<string, ReviewJob[]>();
