@@ -25,6 +25,8 @@ export interface RedisVsEmbedded {
   durationS: number;
   embedded: MixedTarget;
   redis: MixedTarget;
+  /** The Redis-mode service's review counters at the end (its /metrics): where the flagged submissions went. */
+  review: Record<string, number>;
   /** Redis-mode / embedded req/s, the median of the per-round ratios. */
   ratio: number;
   /** The same with Redis mode's rounds counted until its review queue drained. */
@@ -106,6 +108,12 @@ export async function redisVsEmbedded(opts: {
         statusCodes,
       };
     };
+    const metrics = await (await fetch(opts.metricsUrl)).text();
+    const review: Record<string, number> = {};
+    for (const m of metrics.matchAll(
+      /^formguard_(review_(?:queued|spooled|lookup_skipped|evicted)_total|review_dropped_total\{reason="\w+"\}|redis_breaker_openings_total) (\S+)$/gm,
+    ))
+      review[m[1] as string] = Number(m[2]);
     const e = results.filter((x) => x.target === 'embedded');
     const d = results.filter((x) => x.target === 'redis');
     const perRound = (f: (x: (typeof results)[number]) => number) =>
@@ -115,6 +123,7 @@ export async function redisVsEmbedded(opts: {
       durationS: opts.durationS,
       embedded: figures('embedded'),
       redis: figures('redis'),
+      review,
       ratio: perRound((x) => x.res.reqPerSec),
       sustainedRatio: perRound((x) => x.res.requests / (x.res.seconds + x.drainS)),
     };
@@ -139,5 +148,9 @@ export function renderRedisVsEmbedded(m: RedisVsEmbedded): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     row('embedded', m.embedded, '1', '1'),
     row('Redis mode', m.redis, pct(m.ratio), pct(m.sustainedRatio)),
+    '',
+    `Redis mode's review counters at the end: ${Object.entries(m.review)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
   ].join('\n');
 }
