@@ -18,12 +18,16 @@ const LISTED_FOR_MS = 60_000;
  */
 export const EVICT_PER_INGEST = 8;
 /**
- * Most look-up verdicts and most kept fields one remember call drops: twice the most submissions a call adds (the
- * turn batch's 500), so the caps hold; after a lowered cap or a quiet spell the sweep calls again until done.
+ * Most look-up verdicts and most kept fields one remember call drops: more than twice the most submissions a call adds
+ * (REMEMBER_BATCH), so the caps hold; after a lowered cap or a quiet spell the sweep calls again until done.
  */
 export const TRIM_PER_CALL = 1_000;
-/** Most submissions one remember flush takes (TRIM_PER_CALL is twice this, so the caps hold). */
-const REMEMBER_BATCH = 500;
+/**
+ * Most submissions one remember call takes (TRIM_PER_CALL is more than twice this, so the caps hold). With one call
+ * under way at a time the calls fill up under load, and Redis runs a call whole (a few commands per submission and as
+ * many trims) ahead of the rate limiter's calls: a smaller bound than the 500 of per-turn calls keeps that wait short.
+ */
+export const REMEMBER_BATCH = 128;
 /**
  * Most unqueued submissions waiting in memory to be remembered (each cut to REVIEW_MAX_FIELD_BYTES per field and
  * BODY_LIMIT in all, as a queued job): the look-up side's share of the process's bounded memory.
