@@ -3,6 +3,7 @@
 // or of another built checkout, as `npm start` runs it), loads it, stops it with SIGTERM (the profile is written at
 // exit) and prints self time by function, by source file and by area. Bundled code is mapped back to its source file
 // through the `// path/file.ts` comments esbuild writes at each module's start. Not part of `npm run bench`.
+// BENCH_REDIS_URL: the Redis for --redis (default redis://127.0.0.1:6379).
 // --distinct: every request's text made distinct (bodies.ts distinctBodies), as the mixed stream of `npm run bench`
 // sends it, so Redis mode stores and indexes every submission instead of merging repeats into campaigns.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -48,7 +49,7 @@ const s = await startServer({
     TENANTS_FILE: tenantsFile,
     ...(redis
       ? {
-          REDIS_URL: 'redis://127.0.0.1:6379',
+          REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
           BULLMQ_PREFIX: prefix,
           RATE_LIMIT_PREFIX: `${prefix}:rl`,
           REVIEW_SPOOL_DIR: path.join(tmp, 'spool'),
@@ -156,6 +157,8 @@ const category = (id: number): string => {
     const u = nodeSource(n) ?? short(n.callFrame.url);
     if (u.includes('pino') || u.includes('sonic-boom')) return 'pino logging';
     if (u.includes('prom-client')) return 'prom-client metrics';
+    if (u.includes('nm/bullmq')) return 'bullmq';
+    if (u.includes('nm/ioredis') || u.includes('nm/@ioredis') || u.includes('redis-parser')) return 'ioredis';
     if (u.startsWith('service/')) return `service: ${u.split('/').slice(1, 3).join('/')}`;
   }
   return 'node + fastify + other';

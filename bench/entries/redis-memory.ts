@@ -225,15 +225,18 @@ async function usedMemory(redis: Redis): Promise<number> {
 }
 
 /**
- * Waits (up to 60 s) until the review queue holds no job waiting or being ingested and the service's spool is empty
- * (jobs spooled while its circuit breaker was open are sent again every 5 s), so a sample holds no backlog.
+ * Waits (up to 60 s) until the review queue holds no job waiting or being ingested, the service holds none in memory
+ * (flagged and look-up writes go from its memory to the store in batches) and its spool is empty (jobs spooled while
+ * its circuit breaker was open are sent again every 5 s), so a sample holds no backlog.
  */
-async function drained(queue: Queue, spoolDir: string): Promise<void> {
+async function drained(queue: Queue, spoolDir: string, adminUrl: string): Promise<void> {
   const end = Date.now() + 60_000;
   while (Date.now() < end) {
     const c = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized');
     const spooled = existsSync(spoolDir) ? readdirSync(spoolDir).filter((f) => f.endsWith('.jsonl')).length : 0;
-    if (spooled === 0 && Object.values(c).every((n) => n === 0)) return;
+    const text = await (await fetch(`${adminUrl}/metrics`)).text();
+    const waiting = [...text.matchAll(/^formguard_review_(?:lookup_)?waiting (\S+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+    if (spooled === 0 && waiting === 0 && Object.values(c).every((n) => n === 0)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -367,7 +370,7 @@ async function main(): Promise<void> {
         }),
       );
       sent = to;
-      await drained(queue, spoolDir);
+      await drained(queue, spoolDir, `http://127.0.0.1:${adminPort}`);
       samples.push({ sent, usedMemory: await usedMemory(redis), seconds: (Date.now() - t0) / 1000, held: await held(redis) });
       const s = samples.at(-1) as (typeof samples)[number];
       console.log(

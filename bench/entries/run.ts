@@ -127,11 +127,11 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
   };
-  const serviceEnv = (port: number, redis: boolean): NodeJS.ProcessEnv => ({
+  const serviceEnv = (port: number, redis: boolean, adminPort = 0): NodeJS.ProcessEnv => ({
     ...baseEnv,
     PORT: String(port),
     // The admin server (/metrics, /docs) runs as in production, on a free port: two services run side by side here.
-    ADMIN_PORT: '0',
+    ADMIN_PORT: String(adminPort),
     TENANTS_FILE: tenantsFile,
     ...(redis
       ? {
@@ -199,11 +199,12 @@ async function main(): Promise<void> {
       );
       return;
     }
-    const mixed = (embedded: Started, redis: Started, client: Redis) =>
+    const mixed = (embedded: Started, redis: Started, client: Redis, metricsUrl: string) =>
       redisVsEmbedded({
         embedded,
         redis,
         redisClient: client,
+        metricsUrl,
         prefix: runId,
         bodies: realistic,
         rounds: cfg.rounds,
@@ -213,12 +214,17 @@ async function main(): Promise<void> {
       });
     if (mixedOnly) {
       if (redisClient === undefined) throw new Error(`--redis-vs-embedded needs Redis at ${REDIS_URL}`);
-      const [ePort, rPort] = [await freePort(), await freePort()];
+      const [ePort, rPort, rAdmin] = [await freePort(), await freePort(), await freePort()];
       const embedded = await start('verify', 'dist/server.js', serviceEnv(ePort, false), ePort, '/readyz');
       servers.push(embedded);
-      const redis = await start('verify-redis', 'dist/server.js', serviceEnv(rPort, true), rPort, '/readyz');
+      const redis = await start('verify-redis', 'dist/server.js', serviceEnv(rPort, true, rAdmin), rPort, '/readyz');
       servers.push(redis);
-      const figures = { date: started.toISOString(), machine: m, loadavg: os.loadavg(), ...(await mixed(embedded, redis, redisClient)) };
+      const figures = {
+        date: started.toISOString(),
+        machine: m,
+        loadavg: os.loadavg(),
+        ...(await mixed(embedded, redis, redisClient, `http://127.0.0.1:${rAdmin}/metrics`)),
+      };
       figures.loadavg = os.loadavg().map((x, i) => (x + (figures.loadavg[i] ?? x)) / 2);
       process.stdout.write(
         `\n${renderRedisVsEmbedded(figures)}\n\nload average (1 min, start and end averaged): ${figures.loadavg[0]?.toFixed(1)}\n`,
@@ -249,9 +255,10 @@ async function main(): Promise<void> {
     if (verify === undefined) throw new Error('unreachable');
     servers.push(verify);
     let verifyRedis: Started | undefined;
+    const redisAdmin = await freePort();
     if (redisClient !== undefined) {
       const port = await freePort();
-      verifyRedis = await start('verify-redis', 'dist/server.js', serviceEnv(port, true), port, '/readyz');
+      verifyRedis = await start('verify-redis', 'dist/server.js', serviceEnv(port, true, redisAdmin), port, '/readyz');
       servers.push(verifyRedis);
     }
     log(
@@ -287,7 +294,8 @@ async function main(): Promise<void> {
     };
     report.realistic = await runRounds('realistic', realistic, cfg.rounds, cfg.durationS);
     report.worst64k = await runRounds('64KiB', [worst], cfg.bigRounds, cfg.bigDurationS);
-    if (verifyRedis !== undefined && redisClient !== undefined) report.redisVsEmbedded = await mixed(verify, verifyRedis, redisClient);
+    if (verifyRedis !== undefined && redisClient !== undefined)
+      report.redisVsEmbedded = await mixed(verify, verifyRedis, redisClient, `http://127.0.0.1:${redisAdmin}/metrics`);
     report.shadow = await shadow();
 
     // RSS over 1,000,000 verify requests (realistic bodies), per service process, in chunks (bounded in time).

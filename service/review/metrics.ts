@@ -3,7 +3,7 @@ import { Counter, register as defaultRegistry, type Registry } from 'prom-client
 export const DROP_REASONS = ['spool_full', 'write_failed', 'backlog_full', 'shutdown', 'error'] as const;
 
 export interface ReviewMetrics {
-  /** Jobs added to the BullMQ queue (directly or from the spool). */
+  /** Jobs stored in the review store from the sink, or added to the BullMQ queue from the spool. */
   readonly queued: Counter;
   /** Jobs written to the local spool because Redis did not answer. */
   readonly spooled: Counter;
@@ -41,7 +41,11 @@ export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetri
   // Every reason present from the start at 0: an alert on increase() sees the first loss, not a new series.
   for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   return {
-    queued: counter(registry, 'formguard_review_queued_total', 'Review jobs added to the queue'),
+    queued: counter(
+      registry,
+      'formguard_review_queued_total',
+      'Review jobs stored in the review store (or, replayed from the spool, added to its queue)',
+    ),
     spooled: counter(registry, 'formguard_review_spooled_total', 'Review jobs written to the local spool while Redis was unreachable'),
     dropped,
     lookupSkipped: counter(

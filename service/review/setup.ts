@@ -1,7 +1,7 @@
 import type { Worker } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { Gauge, register as defaultRegistry, type Registry } from 'prom-client';
 import { ENV_DEFAULTS, type Env, type RedisNode } from '../config/env.ts';
 import { queuePrefix, redisTarget, type RedisClient, type RedisTarget } from '../config/redis-target.ts';
 import type { ModeratorSource } from './console/auth.ts';
@@ -14,6 +14,7 @@ import { SessionStore } from './console/sessions.ts';
 import { QueueReviewSink } from './intake/sink.ts';
 import { ReviewSpool } from './intake/spool.ts';
 import { ReviewStore } from './store/review-store.ts';
+import { REMEMBER_MAX_WAITING } from './store/items.ts';
 import { PersistenceWatch, type Persistence } from './persistence.ts';
 import type { CircuitBreaker } from '../resilience/breaker.ts';
 import type { Queue } from 'bullmq';
@@ -148,9 +149,12 @@ export function startReview(setup: ReviewSetup): Review {
     metrics,
     log,
     remember: (job) => store.items.remember(job),
+    // Flagged jobs go to the store in batches, straight from the sink; the queue carries the spool's replays.
+    ingest: (jobs) => store.items.ingestMany(jobs),
     ...(setup.breaker === undefined ? {} : { breaker: setup.breaker }),
     ...(setup.random === undefined ? {} : { random: setup.random }),
   });
+  waitingGauges(setup.registry ?? defaultRegistry, sink, store);
   let workerRedis: RedisClient | undefined;
   let worker: Worker<ReviewJob> | undefined;
   let blocking: Promise<RedisClient | undefined> = Promise.resolve(undefined);
@@ -227,6 +231,35 @@ export function startReview(setup: ReviewSetup): Review {
       workerRedis?.disconnect();
     },
   };
+}
+
+/**
+ * What this process holds in memory on its way to Redis (or the spool): the work after the answer not done yet, what
+ * a benchmark waits for, and what a shutdown must spool or count.
+ */
+function waitingGauges(registry: Registry, sink: QueueReviewSink, store: ReviewStore): void {
+  const gauge = (name: string, help: string, value: () => number) => {
+    // A review side started again on one registry reports its own sink.
+    if (registry.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(value());
+      },
+    });
+  };
+  gauge(
+    'formguard_review_waiting',
+    'Flagged review jobs held in memory on their way to the review store or the local spool',
+    () => sink.waiting,
+  );
+  gauge(
+    'formguard_review_lookup_waiting',
+    `Unqueued submissions held in memory on their way to the look-up store (past ${REMEMBER_MAX_WAITING} one is skipped and counted)`,
+    () => store.items.rememberWaiting,
+  );
 }
 
 async function closeQuietly(worker: Worker<ReviewJob> | undefined, queue: Queue<ReviewJob>): Promise<void> {

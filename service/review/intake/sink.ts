@@ -23,7 +23,13 @@ export interface QueueSinkOptions {
   readonly retentionMs: number;
   readonly metrics: ReviewMetrics;
   readonly log: Logger;
-  /** Longest wait for one add (a batch of up to ADD_BATCH jobs) before its jobs go to the spool instead. */
+  /**
+   * Stores a batch of flagged jobs in the review store (the store's ingestMany). When given, jobs go there directly, in
+   * batches (one script call per account and batch), and the queue only carries the spool's replays; without it,
+   * every job goes through the queue.
+   */
+  readonly ingest?: (jobs: readonly ReviewJob[]) => Promise<unknown>;
+  /** Longest wait for one add or ingest (a batch of jobs) before its jobs go to the spool instead. */
   readonly addTimeoutMs?: number;
   /** How often the spool is retried (it is also drained whenever the connection becomes ready). */
   readonly drainIntervalMs?: number;
@@ -54,6 +60,13 @@ const SPOOL_BATCH = 1_000;
  * pipeline's scripts back to back, ahead of the rate limiter's call a verify request waits on.
  */
 export const ADD_BATCH = 16;
+/**
+ * Most jobs one direct ingest carries (the store splits it further per account, INGEST_BATCH per script call). One
+ * ingest is under way at a time; jobs flagged meanwhile wait in memory (counted in MAX_WAITING) and go in the next one,
+ * so the busier the service, the fuller each call, and Redis never has a backlog of this sink's calls ahead of the
+ * rate limiter's.
+ */
+export const INGEST_BATCH_JOBS = 64;
 
 /** Why a flagged job was lost: the spool's byte bound, a failed spool write (disk full, I/O error), anything else. */
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -80,11 +93,19 @@ export class QueueReviewSink implements ReviewSink {
   #closed = false;
   readonly #dropLog = { at: -Infinity, count: 0 };
   #drain: Promise<void> | undefined;
-  /** Jobs flagged within one turn, added together (each resolves or rejects with its batch). */
-  readonly #adds = new TurnBatch<ReviewJob>((jobs) => this.#add(jobs), ADD_BATCH);
+  /**
+   * Jobs flagged within one turn (or while the previous batch was under way), stored or added together; each resolves
+   * or rejects with its batch.
+   */
+  readonly #adds: TurnBatch<ReviewJob>;
 
   constructor(options: QueueSinkOptions) {
     this.#o = options;
+    const ingest = options.ingest;
+    this.#adds =
+      ingest === undefined
+        ? new TurnBatch<ReviewJob>((jobs) => this.#call(() => this.#o.queue.addBulk(this.#queueJobs(jobs))), ADD_BATCH)
+        : new TurnBatch<ReviewJob>((jobs) => this.#call(() => ingest(jobs)), { maxBatch: INGEST_BATCH_JOBS, maxFlushing: 1 });
     options.connection.on('ready', this.#onReady);
     this.#timer = setInterval(() => void this.drain(), options.drainIntervalMs ?? 5_000);
     this.#timer.unref();
@@ -138,7 +159,8 @@ export class QueueReviewSink implements ReviewSink {
     this.#drain = this.#o.spool
       .drain(
         async (job) => {
-          await this.#add([job]);
+          // Through the queue, one job each: its worker retries a job that fails, apart from the others.
+          await this.#call(() => this.#o.queue.addBulk(this.#queueJobs([job])));
           this.#o.metrics.queued.inc();
         },
         (job) => Date.parse(job.receivedAt) > cutoff,
@@ -278,13 +300,18 @@ export class QueueReviewSink implements ReviewSink {
     log.count = 0;
   }
 
-  async #add(jobs: readonly ReviewJob[]): Promise<void> {
+  #queueJobs(jobs: readonly ReviewJob[]) {
+    return jobs.map((job) => ({ name: 'review', data: job, opts: jobOptions(job, this.#o.retentionMs) }));
+  }
+
+  /** One call to Redis for a batch of jobs, through the breaker and within the timeout. */
+  async #call(send: () => Promise<unknown>): Promise<void> {
     if (this.#o.connection.status !== 'ready') throw new Error('Redis not connected');
     const breaker = this.#o.breaker;
     if (breaker !== undefined) {
       if (breaker.isOpen) throw new Error('Redis circuit open');
       try {
-        await this.#addBounded(jobs);
+        await this.#bounded(send);
         breaker.succeeded();
       } catch (err) {
         breaker.failed(err instanceof TimeoutError ? 'slow' : 'error');
@@ -292,17 +319,17 @@ export class QueueReviewSink implements ReviewSink {
       }
       return;
     }
-    await this.#addBounded(jobs);
+    await this.#bounded(send);
   }
 
-  async #addBounded(jobs: readonly ReviewJob[]): Promise<void> {
+  async #bounded(send: () => Promise<unknown>): Promise<void> {
     const ms = this.#o.addTimeoutMs ?? 1_000;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.#o.queue.addBulk(jobs.map((job) => ({ name: 'review', data: job, opts: jobOptions(job, this.#o.retentionMs) }))),
+        send(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new TimeoutError(`queue add took over ${ms} ms`)), ms);
+          timer = setTimeout(() => reject(new TimeoutError(`review write took over ${ms} ms`)), ms);
         }),
       ]);
     } finally {

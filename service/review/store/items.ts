@@ -18,10 +18,27 @@ const LISTED_FOR_MS = 60_000;
  */
 export const EVICT_PER_INGEST = 8;
 /**
- * Most look-up verdicts and most kept fields one remember call drops: twice the most submissions a call adds (the
- * turn batch's 500), so the caps hold; after a lowered cap or a quiet spell the sweep calls again until done.
+ * Most look-up verdicts and most kept fields one remember call drops: more than twice the most submissions a call adds
+ * (REMEMBER_BATCH), so the caps hold; after a lowered cap or a quiet spell the sweep calls again until done.
  */
 export const TRIM_PER_CALL = 1_000;
+/**
+ * Most submissions one remember call takes (TRIM_PER_CALL is more than twice this, so the caps hold). With one call
+ * under way at a time the calls fill up under load, and Redis runs a call whole (a few commands per submission and as
+ * many trims) ahead of the rate limiter's calls: a smaller bound than the 500 of per-turn calls keeps that wait short.
+ */
+export const REMEMBER_BATCH = 128;
+/**
+ * Most unqueued submissions waiting in memory to be remembered (each cut to REVIEW_MAX_FIELD_BYTES per field and
+ * BODY_LIMIT in all, as a queued job): the look-up side's share of the process's bounded memory.
+ */
+export const REMEMBER_MAX_WAITING = 5_000;
+/**
+ * Most queued submissions one ingest-batch.lua call carries: each is a grouping step and an ingest (tens of commands,
+ * a few hundred with evictions), so a call holds Redis for about a millisecond, not longer, ahead of the rate
+ * limiter's call a verify request waits on.
+ */
+export const INGEST_BATCH = 32;
 
 export type IngestResult = 'stored' | 'merged' | 'grouped' | 'duplicate' | 'expired';
 
@@ -62,42 +79,107 @@ export class ItemStore {
    * that item's group), else 'merged' into an identical pending item's campaign, else 'stored' as an item and row.
    */
   async ingest(job: ReviewJob): Promise<IngestResult> {
-    const { redis, keys } = this.ctx;
-    const k = keys.forAccount(job.accountId);
-    await redis.sadd(keys.accounts(), job.accountId);
-    const receivedAt = Date.parse(job.receivedAt);
-    const print = fingerprint(job);
-    const words = searchWords(job.fields);
-    const line = searchLine('i', receivedAt, words, print);
-    const near = await this.near.join(job, { receivedAt, words, exact: print, line });
-    if (near === 'grouped') return 'grouped';
-    if (near === 'duplicate') return 'duplicate';
-    const [code, evicted] = (await evalScript(
-      redis,
-      SCRIPTS.ingest,
-      12,
-      k.item(job.submissionId),
-      ...k.pendingAll(job.formId, job.verdict.status),
-      k.forms(),
-      k.fingerprint(print),
-      ...k.pendingConfidenceAll(job.formId, job.verdict.status),
-      k.search(),
-      JSON.stringify(job),
-      receivedAt,
-      this.ctx.expiresAt(job.receivedAt),
-      job.submissionId,
-      job.formId,
-      this.ctx.now(),
-      this.ctx.campaignWindowMs,
-      k.base,
-      job.verdict.confidence,
-      line,
-      this.ctx.maxPending,
-      MAX_CAMPAIGN_IDS,
-      EVICT_PER_INGEST,
-    )) as [number, number];
+    const [result] = await this.ingestMany([job]);
+    return result as IngestResult;
+  }
+
+  /**
+   * Stores a batch of queued submissions as ingest does each: one script call per account in the batch
+   * (ingest-batch.lua: near-ingest.lua then ingest.lua per submission), at most INGEST_BATCH submissions per call.
+   * Rejects when any call fails; the submissions of a call that failed may be partly stored, and storing one again is a
+   * no-op (its item key is set once for the whole retention), so the caller may retry the whole batch.
+   */
+  async ingestMany(jobs: readonly ReviewJob[]): Promise<IngestResult[]> {
+    const results = new Array<IngestResult>(jobs.length);
+    const byAccount = new Map<string, number[]>();
+    jobs.forEach((job, i) => {
+      const list = byAccount.get(job.accountId);
+      if (list === undefined) byAccount.set(job.accountId, [i]);
+      else list.push(i);
+    });
+    const calls: Promise<unknown>[] = [this.ctx.redis.sadd(this.ctx.keys.accounts(), ...byAccount.keys())];
+    for (const indexes of byAccount.values()) {
+      for (let from = 0; from < indexes.length; from += INGEST_BATCH) {
+        const part = indexes.slice(from, from + INGEST_BATCH);
+        calls.push(
+          this.#ingestCall(part.map((i) => jobs[i] as ReviewJob)).then((codes) =>
+            part.forEach((i, j) => (results[i] = codes[j] as IngestResult)),
+          ),
+        );
+      }
+    }
+    await Promise.all(calls);
+    return results;
+  }
+
+  /** One ingest-batch.lua call for submissions of one account. */
+  async #ingestCall(jobs: readonly ReviewJob[]): Promise<IngestResult[]> {
+    const keys = new Map<string, number>();
+    // KEYS[i] for a key, each key sent once: the account's indexes are the same for every submission of the batch.
+    const at = (key: string) => {
+      let i = keys.get(key);
+      if (i === undefined) keys.set(key, (i = keys.size + 1));
+      return i;
+    };
+    const args: Array<string | number> = [];
+    const now = this.ctx.now();
+    for (const job of jobs) {
+      const k = this.ctx.keys.forAccount(job.accountId);
+      const receivedAt = Date.parse(job.receivedAt);
+      const print = fingerprint(job);
+      const words = searchWords(job.fields);
+      const line = searchLine('i', receivedAt, words, print);
+      const near = this.near.plan(job, { receivedAt, words, exact: print, line });
+      const ingestKeys = [
+        k.item(job.submissionId),
+        ...k.pendingAll(job.formId, job.verdict.status),
+        k.forms(),
+        k.fingerprint(print),
+        ...k.pendingConfidenceAll(job.formId, job.verdict.status),
+        k.search(),
+      ];
+      args.push(
+        near === undefined ? '' : near.keys.map(at).join(' '),
+        ingestKeys.map(at).join(' '),
+        JSON.stringify(job),
+        near === undefined ? 0 : near.args.length,
+        ...(near?.args ?? []),
+        receivedAt,
+        this.ctx.expiresAt(job.receivedAt),
+        job.submissionId,
+        job.formId,
+        now,
+        this.ctx.campaignWindowMs,
+        k.base,
+        job.verdict.confidence,
+        line,
+        this.ctx.maxPending,
+        MAX_CAMPAIGN_IDS,
+        EVICT_PER_INGEST,
+      );
+    }
+    const codes = (await evalScript(this.ctx.redis, SCRIPTS.ingestBatch, keys.size, ...keys.keys(), ...args)) as number[];
+    const results: IngestResult[] = [];
+    let evicted = 0;
+    for (let i = 0; i < jobs.length; i++) {
+      const [near, code, gone] = [codes[3 * i], codes[3 * i + 1], codes[3 * i + 2]];
+      evicted += gone ?? 0;
+      results.push(
+        near === 1
+          ? 'grouped'
+          : near === 2
+            ? 'duplicate'
+            : code === 1
+              ? 'stored'
+              : code === 2
+                ? 'merged'
+                : code === 0
+                  ? 'duplicate'
+                  : 'expired',
+      );
+    }
     if (evicted > 0) this.ctx.onEvicted(evicted);
-    return code === 1 ? 'stored' : code === 2 ? 'merged' : code === 0 ? 'duplicate' : 'expired';
+    return results;
   }
 
   /** The submissions merged into this item (itself first), or a campaign of one; `count` includes those past the id cap. */
@@ -168,6 +250,11 @@ export class ItemStore {
     return this.#batch.add(job);
   }
 
+  /** Unqueued submissions in memory whose look-up write has not ended yet. */
+  get rememberWaiting(): number {
+    return this.#batch.waiting;
+  }
+
   /** Trims an account's look-up verdicts and kept fields to their bounds (the retention sweep; remember does it too). */
   async trimRemembered(accountId: string): Promise<void> {
     // Each call drops at most TRIM_PER_CALL of each: called again until a call drops less.
@@ -179,7 +266,13 @@ export class ItemStore {
 
   /** When this process last listed each account (an erasure of the account may unlist it: listed again within a minute). */
   readonly #listed = new Map<string, number>();
-  readonly #batch = new TurnBatch<ReviewJob>((jobs) => this.#flushRemembered(jobs));
+  // One call at a time, the jobs of the turns it took gathered for the next (group commit); past REMEMBER_MAX_WAITING
+  // waiting, a verdict is not kept (the sink counts it as a skipped look-up write): memory stays bounded when Redis is slow.
+  readonly #batch = new TurnBatch<ReviewJob>((jobs) => this.#flushRemembered(jobs), {
+    maxBatch: REMEMBER_BATCH,
+    maxFlushing: 1,
+    maxWaiting: REMEMBER_MAX_WAITING,
+  });
 
   async #flushRemembered(jobs: readonly ReviewJob[]): Promise<void> {
     const byAccount = new Map<string, ReviewJob[]>();

@@ -2,7 +2,6 @@ import type { ReviewJob } from '../intake/job-schema.ts';
 import { MIN_SHARED, nearPrintOfWords } from '../text/near-print.ts';
 import type { StoreContext } from './context.ts';
 import type { AccountKeys } from './keys.ts';
-import { evalScript, SCRIPTS } from './scripts.ts';
 
 /** A leader registered this recently counts while its own ingest is still on its way (two workers, one flood). */
 const ON_ITS_WAY_MS = 10_000;
@@ -47,45 +46,36 @@ export class NearGroups {
   constructor(private readonly ctx: StoreContext) {}
 
   /**
-   * Stores the submission as a member of a similar pending item's group, or registers it as a leader:
-   * 'grouped', 'duplicate' (already stored), or 'not-grouped' (then ingest.lua stores it as usual). `read` is what
-   * the ingest read of it once for both scripts: its search words, exact fingerprint and search line.
+   * What near-ingest.lua needs to group this submission with a similar pending item's, or to register it as a leader
+   * (ingest-batch.lua runs it before ingest.lua): its 8 keys and its arguments without the item's JSON (ARGV[3]).
+   * Undefined when grouping is off or the submission has too few words for a near print (then only ingest.lua runs).
+   * `read` is what the ingest read of it once for both scripts: its search words, exact fingerprint and search line.
    */
-  async join(job: ReviewJob, read: IngestRead): Promise<'grouped' | 'duplicate' | 'not-grouped'> {
-    if (this.ctx.campaignWindowMs <= 0 || this.ctx.nearMembersMax <= 0) return 'not-grouped';
+  plan(job: ReviewJob, read: IngestRead): { keys: string[]; args: Array<string | number> } | undefined {
+    if (this.ctx.campaignWindowMs <= 0 || this.ctx.nearMembersMax <= 0) return undefined;
     const print = nearPrintOfWords(job.formId, read.words);
-    if (print === undefined) return 'not-grouped';
+    if (print === undefined) return undefined;
     const k = this.ctx.keys.forAccount(job.accountId);
     const n = nearKeys(k);
-    const [code] = (await evalScript(
-      this.ctx.redis,
-      SCRIPTS.nearIngest,
-      8,
-      n.bands,
-      n.leaders,
-      n.signatures,
-      n.members,
-      n.leaderOf,
-      k.item(job.submissionId),
-      k.search(),
-      k.fingerprint(read.exact),
-      k.base,
-      job.submissionId,
-      JSON.stringify(job),
-      read.receivedAt,
-      this.ctx.expiresAt(job.receivedAt),
-      this.ctx.now(),
-      this.ctx.campaignWindowMs,
-      print.signature,
-      read.line,
-      this.ctx.nearGroupsMax,
-      this.ctx.nearMembersMax,
-      this.ctx.retentionMs,
-      MIN_SHARED,
-      ON_ITS_WAY_MS,
-      ...print.bands,
-    )) as [number, string?];
-    return code === 1 ? 'grouped' : code === 2 ? 'duplicate' : 'not-grouped';
+    return {
+      keys: [n.bands, n.leaders, n.signatures, n.members, n.leaderOf, k.item(job.submissionId), k.search(), k.fingerprint(read.exact)],
+      args: [
+        k.base,
+        job.submissionId,
+        read.receivedAt,
+        this.ctx.expiresAt(job.receivedAt),
+        this.ctx.now(),
+        this.ctx.campaignWindowMs,
+        print.signature,
+        read.line,
+        this.ctx.nearGroupsMax,
+        this.ctx.nearMembersMax,
+        this.ctx.retentionMs,
+        MIN_SHARED,
+        ON_ITS_WAY_MS,
+        ...print.bands,
+      ],
+    };
   }
 
   /** Each id's group as a row shows it (size 1, no examples, for an item that leads none): one pipeline. */

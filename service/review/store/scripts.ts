@@ -13,12 +13,26 @@ export interface StoreScript {
   readonly sha: string;
 }
 
+function read(name: string): string {
+  return readFileSync(path.join(LUA_DIR, `${name}.lua`), 'utf8');
+}
+
+function script(source: string): StoreScript {
+  return { lua: source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
 /** A script's file, after the lib/ files it uses (Redis runs one source per script: no require). */
 function lua(name: string, ...libs: string[]): StoreScript {
-  const source = [...libs.map((lib) => path.join('lib', lib)), name]
-    .map((f) => readFileSync(path.join(LUA_DIR, `${f}.lua`), 'utf8'))
-    .join('\n');
-  return { lua: source, sha: createHash('sha1').update(source).digest('hex') };
+  return script([...libs.map((lib) => read(path.join('lib', lib))), read(name)].join('\n'));
+}
+
+/**
+ * A script made of other scripts: each named file's body becomes a local function of (KEYS, ARGV) that the last file
+ * calls, so one call runs several scripts' work with each script still kept, and tested, in one file of its own.
+ */
+function composed(functions: Readonly<Record<string, string>>, driver: string): StoreScript {
+  const parts = Object.entries(functions).map(([fn, name]) => `local function ${fn}(KEYS, ARGV)\n${read(name)}\nend\n`);
+  return script([...parts, read(driver)].join('\n'));
 }
 
 /**
@@ -42,7 +56,6 @@ export async function evalScript(
 
 /** The store's Lua scripts, read once at start-up; each file's header names its KEYS and ARGV. */
 export const SCRIPTS = Object.freeze({
-  ingest: lua('ingest'),
   label: lua('label'),
   undo: lua('undo', 'withdraw-label'),
   undoLabel: lua('undo-label', 'withdraw-label'),
@@ -54,5 +67,6 @@ export const SCRIPTS = Object.freeze({
   sweepSearch: lua('sweep-search'),
   bulkLabel: lua('bulk-label'),
   bulkUndo: lua('bulk-undo', 'withdraw-label'),
-  nearIngest: lua('near-ingest'),
+  /** A batch of queued submissions of one account: near-ingest.lua then ingest.lua for each, in one call. */
+  ingestBatch: composed({ nearIngest: 'near-ingest', ingest: 'ingest' }, 'ingest-batch'),
 });

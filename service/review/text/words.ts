@@ -16,8 +16,12 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}+/gu;
 const LETTER = /^\p{L}$/u;
 
+// A character past ASCII: without one, nothing decomposes, composes or is a mark, so normalise is lower-casing alone.
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 /** Lower case, compatibility forms folded, accents dropped: "Ünïcode" and "unicode" are one word. */
 function normalise(text: string): string {
+  if (!NOT_ASCII.test(text)) return text.toLowerCase();
   return text.normalize('NFKD').replace(MARKS, '').normalize('NFKC').toLowerCase();
 }
 
@@ -46,6 +50,8 @@ function isEmailStop(c: string): boolean {
  * holds a `.` followed by two letters.
  */
 export function emailsOf(text: string, out: (email: string) => void): void {
+  // No address without an '@' (most fields): one indexOf instead of a look at every character.
+  if (!text.includes('@')) return;
   let start = 0;
   for (let i = 0; i <= text.length; i++) {
     if (i < text.length && !isEmailStop(text[i] as string)) continue;

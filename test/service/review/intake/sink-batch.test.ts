@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../../../../service/config/redis-target.ts';
 import type { ReviewJob } from '../../../../service/review/intake/job-schema.ts';
-import { ADD_BATCH, QueueReviewSink } from '../../../../service/review/intake/sink.ts';
+import { ADD_BATCH, INGEST_BATCH_JOBS, QueueReviewSink } from '../../../../service/review/intake/sink.ts';
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
 import { reviewMetrics } from '../../../../service/review/metrics.ts';
 import { silent } from '../../../support/logs.ts';
@@ -37,7 +37,7 @@ function recordingQueue(fail = false) {
   return { queue, calls };
 }
 
-async function sinkWith(queue: Queue<ReviewJob>, registry: Registry) {
+async function sinkWith(queue: Queue<ReviewJob>, registry: Registry, ingest?: (jobs: readonly ReviewJob[]) => Promise<unknown>) {
   const dir = await tempDir('sink-batch');
   cleanups.push(dir.remove);
   const spool = new ReviewSpool(dir.dir, 8 * 1024 * 1024, silent);
@@ -51,6 +51,7 @@ async function sinkWith(queue: Queue<ReviewJob>, registry: Registry) {
     metrics: reviewMetrics(registry),
     log: silent,
     drainIntervalMs: 3_600_000,
+    ...(ingest === undefined ? {} : { ingest }),
   });
   return { sink, spool };
 }
@@ -81,6 +82,46 @@ describe('the review sink with Redis up', () => {
     for (let i = 0; i < 10; i++) sink.offer(fakeJob());
     await sink.close();
     expect(calls.map((c) => c.length)).toEqual([10]);
+    expect(await metric(registry, 'formguard_review_queued_total')).toBe(0);
+    expect(await metric(registry, 'formguard_review_spooled_total')).toBe(10);
+    expect(await spool.size()).toBeGreaterThan(0);
+  });
+});
+
+describe('the review sink storing flagged jobs directly', () => {
+  it('stores one batch at a time; jobs flagged meanwhile go together in the next, INGEST_BATCH_JOBS at most, none through the queue', async () => {
+    const { queue, calls: added } = recordingQueue();
+    const calls: string[][] = [];
+    let release: () => void = () => undefined;
+    const ingest = async (jobs: readonly ReviewJob[]) => {
+      calls.push(jobs.map((j) => j.submissionId));
+      // The first batch is held until the test lets it go: Redis busy with it.
+      if (calls.length === 1) await new Promise<void>((r) => (release = r));
+    };
+    const registry = new Registry();
+    const { sink } = await sinkWith(queue, registry, ingest);
+    const first = fakeJob();
+    sink.offer(first);
+    while (calls.length === 0) await new Promise((r) => setImmediate(r));
+    const later = Array.from({ length: INGEST_BATCH_JOBS + 3 }, () => fakeJob());
+    for (const job of later) sink.offer(job);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(calls.length).toBe(1);
+    release();
+    await sink.close();
+    expect(calls.map((c) => c.length)).toEqual([1, INGEST_BATCH_JOBS, 3]);
+    expect(calls.flat()).toEqual([first, ...later].map((j) => j.submissionId));
+    expect(added).toEqual([]);
+    expect(await metric(registry, 'formguard_review_queued_total')).toBe(INGEST_BATCH_JOBS + 4);
+  });
+
+  it('spools every job of a batch the store refuses, and counts none as queued', async () => {
+    const { queue } = recordingQueue();
+    const registry = new Registry();
+    const ingest = () => Promise.reject(new Error('OOM command not allowed when used memory > maxmemory'));
+    const { sink, spool } = await sinkWith(queue, registry, ingest);
+    for (let i = 0; i < 10; i++) sink.offer(fakeJob());
+    await sink.close();
     expect(await metric(registry, 'formguard_review_queued_total')).toBe(0);
     expect(await metric(registry, 'formguard_review_spooled_total')).toBe(10);
     expect(await spool.size()).toBeGreaterThan(0);
