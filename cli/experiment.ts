@@ -27,7 +27,7 @@ train + validation. --curve adds each site's learning curve (NB-LR). Prints a ma
 (exit 2). The sites: "video: <name>" for each YouTube file (KatyPerry, LMFAO, Eminem, Shakira), "SMS",
 ${[...Object.keys(LAYOUT_GROUPS), ...Object.keys(LANGUAGE_GROUPS), LINKS_SITE].map((n) => `"${n}"`).join(', ')}, and "holdout".
 --features-of trains with that model's feature settings instead of today's defaults (the "before" of a change).
-npm run experiment -- report --json a.json [--json b.json ...] [--chart docs/learning-curve.svg] [--markdown out.md]
+npm run experiment -- report --json a.json [--json b.json ...] [--chart out.svg] [--markdown out.md]
 Merges lodo runs' JSON into one table, and draws the learning curve.
 npm run experiment -- corrections [--dump .tmp/dump] [--l2 0.001,0.003,0.01,0.03,0.1]
 Refits the per-account corrections from a curve run's dumps (lodo --curve --curve-dump <dir>) at each L2 pull and
