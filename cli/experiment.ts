@@ -12,8 +12,10 @@ import { correctionCurve, type CorrectionPoint } from '../training/experiments/c
 import { DEFAULT_CORRECTION } from '../training/model/account-correction.ts';
 import type { BinaryMetrics } from '../core/classifier/manifest.ts';
 import { renderMarkdown } from '../training/experiments/render.ts';
+import { customerCurves, type CustomerAccount, type CustomerPoint } from '../training/experiments/customer-curve.ts';
+import { renderCustomerCurveSvg } from '../training/experiments/customer-chart.ts';
 
-const HELP = `npm run experiment -- <lodo|report|corrections> ...
+const HELP = `npm run experiment -- <lodo|report|corrections|customers> ...
 npm run experiment -- lodo [--family nblr,mlp,ensemble] [--folds 5] [--only <site>[,<site>...]] [--curve [--curve-retrain 25,50,100,200]]
                           [--features-of models/<version>]
                              [--mlp-hidden 8] [--mlp-epochs 6] [--markdown out.md] [--json out.json]
@@ -25,18 +27,23 @@ train + validation. --curve adds each site's learning curve (NB-LR). Prints a ma
 (exit 2). The sites: "video: <name>" for each YouTube file (KatyPerry, LMFAO, Eminem, Shakira), "SMS",
 ${[...Object.keys(LAYOUT_GROUPS), ...Object.keys(LANGUAGE_GROUPS), LINKS_SITE].map((n) => `"${n}"`).join(', ')}, and "holdout".
 --features-of trains with that model's feature settings instead of today's defaults (the "before" of a change).
-npm run experiment -- report --json a.json [--json b.json ...] [--chart docs/learning-curve.svg] [--markdown out.md]
+npm run experiment -- report --json a.json [--json b.json ...] [--chart out.svg] [--markdown out.md]
 Merges lodo runs' JSON into one table, and draws the learning curve.
 npm run experiment -- corrections [--dump .tmp/dump] [--l2 0.001,0.003,0.01,0.03,0.1]
 Refits the per-account corrections from a curve run's dumps (lodo --curve --curve-dump <dir>) at each L2 pull and
-prints mean F1 / FPR over the sites per number of labels.`;
+prints mean F1 / FPR over the sites per number of labels.
+npm run experiment -- customers [--dump .tmp/dump] [--data data] [--chart docs/learning-curve.svg]
+What a customer sees (docs/model.md, learning curve): on each video of a curve run's dumps, a labelling account and a
+policy-differs account (self-promotion legitimate) label the first 25/50/100/200 comments in date order and get the
+correction training would export; F1 / FPR by each account's own labels on the comments after the first 200.`;
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  if (command === undefined) throw new UsageError('which experiment? lodo, report or corrections');
+  if (command === undefined) throw new UsageError('which experiment? lodo, report, corrections or customers');
   if (command === 'report') return report(rest);
   if (command === 'corrections') return corrections(rest);
-  if (command !== 'lodo') throw new UsageError(`unknown experiment ${command} (have: lodo, report, corrections)`);
+  if (command === 'customers') return customers(rest);
+  if (command !== 'lodo') throw new UsageError(`unknown experiment ${command} (have: lodo, report, corrections, customers)`);
   const { values } = parseFlags(rest, {
     family: { type: 'string', default: 'nblr,mlp,ensemble' },
     folds: { type: 'string', default: '5' },
@@ -116,6 +123,46 @@ function corrections(argv: string[]): void {
         .join(' | ')} |`,
     );
   }
+}
+
+/** The customer's learning curve from a curve run's dumps: per site and step, then the mean over sites. */
+function customers(argv: string[]): void {
+  const { values } = parseFlags(argv, {
+    dump: { type: 'string', default: '.tmp/dump' },
+    data: { type: 'string', default: 'data' },
+    chart: { type: 'string' },
+  });
+  const points = customerCurves(path.resolve(values.dump), path.resolve(values.data));
+  if (points.length === 0) throw new UsageError(`no video dumps with record ids in ${values.dump}`);
+  const cell = (m: BinaryMetrics) => `${m.f1.toFixed(3)} / ${(100 * m.fpr).toFixed(1)}%`;
+  console.log(
+    '| site | labels | later | labelling: global | labelling: corrected | policy-differs: global | policy-differs: corrected | self-promotion passing (global → policy-differs) |',
+  );
+  console.log('|---|---:|---:|---|---|---|---|---|');
+  const row = (site: string, n: number | string, rest: number | string, at: readonly CustomerPoint[]) => {
+    const avg = (pick: (p: CustomerPoint) => BinaryMetrics): BinaryMetrics => {
+      const m = (k: 'f1' | 'fpr') => at.reduce((s, p) => s + pick(p)[k], 0) / at.length;
+      return { ...pick(at[0]!), f1: m('f1'), fpr: m('fpr') };
+    };
+    const sum = (k: 'of' | 'globalPass' | 'correctedPass') => at.reduce((s, p) => s + p.accounts['policy-differs'].selfPromotion[k], 0);
+    const fitted = (a: CustomerAccount) =>
+      at.every((p) => p.accounts[a].fitted) ? '' : ` (${at.filter((p) => !p.accounts[a].fitted).length} kept the global model)`;
+    console.log(
+      `| ${site} | ${n} | ${rest} | ${cell(avg((p) => p.accounts.labelling.global))} | ${cell(avg((p) => p.accounts.labelling.corrected))}${fitted('labelling')} | ` +
+        `${cell(avg((p) => p.accounts['policy-differs'].global))} | ${cell(avg((p) => p.accounts['policy-differs'].corrected))}${fitted('policy-differs')} | ` +
+        `${sum('globalPass')} → ${sum('correctedPass')} of ${sum('of')} |`,
+    );
+  };
+  for (const p of points) row(p.site, p.labelled, p.rest, [p]);
+  const sites = new Set(points.map((p) => p.site)).size;
+  for (const n of [...new Set(points.map((p) => p.labelled))])
+    row(
+      `**mean of ${sites}**`,
+      n,
+      '',
+      points.filter((p) => p.labelled === n),
+    );
+  if (values.chart) writeFileSync(values.chart, renderCustomerCurveSvg(points));
 }
 
 /** Merges the JSON of several lodo runs (e.g. run in parallel, one per group of sites) into one table and the curve's chart. */

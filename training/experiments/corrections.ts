@@ -11,7 +11,8 @@ import { seededRandom, shuffleInPlace } from '../data/random.ts';
 export interface SiteDump {
   readonly site: string;
   readonly threshold: number;
-  readonly items: { i: number[]; v: number[]; z: number; y: 0 | 1 }[];
+  /** `id`: the record's id (dumps before it was written lack it). */
+  readonly items: { id?: string; i: number[]; v: number[]; z: number; y: 0 | 1 }[];
 }
 
 /** The correction settings the curve measures: the default pull, and ten and a hundred times weaker. */

@@ -79,13 +79,20 @@ export function learningCurve(
   const global = fit.models.get('nblr');
   const c = cal.get('nblr');
   if (!nblr || !global || !c) return [];
-  const order = arrivalOrder(held, opts.dataDir).map((i) => heldEx[i] as Example);
+  const arrival = arrivalOrder(held, opts.dataDir);
+  const order = arrival.map((i) => heldEx[i] as Example);
   const calibrated = order.map((x) => c.platt.a * global.logit(x) + c.platt.b);
   const points: CurvePoint[] = [];
   // The site's items in arrival order with the frozen global log-odds: what a correction is fitted from, kept so
   // that correction settings can be compared without retraining the global model.
   if (opts.dumpDir) {
-    const items = order.map((x, i) => ({ i: [...x.indices], v: [...x.values], z: calibrated[i], y: x.label }));
+    const items = order.map((x, i) => ({
+      id: (held[arrival[i] as number] as LabelledRecord).id,
+      i: [...x.indices],
+      v: [...x.values],
+      z: calibrated[i],
+      y: x.label,
+    }));
     writeFileSync(
       path.join(opts.dumpDir, `${site.name.replace(/[^a-z0-9]+/gi, '-')}.json`),
       JSON.stringify({ site: site.name, threshold: c.threshold, items }),

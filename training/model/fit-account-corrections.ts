@@ -39,6 +39,14 @@ export interface CorrectionSettings extends CorrectionOptions {
   readonly l2Grid: readonly number[];
   /** The bias pulls tried beside each of l2Grid's (empty: `biasL2` alone). */
   readonly biasL2Grid: readonly number[];
+  /**
+   * How the account's labels are held out: `interleaved` (every fifth label, early and late alike) or `forward`
+   * (the labels in arrival order in five blocks; each block scored by a correction fitted on the blocks before it,
+   * as a customer's later submissions are scored by a correction fitted on its earlier labels).
+   */
+  readonly folds?: 'interleaved' | 'forward';
+  /** What a legitimate item flagged costs on the held-out labels, a missed spam costing 1 (default 1). */
+  readonly flagCost?: number;
 }
 
 /**
@@ -79,14 +87,27 @@ export function fitAccountCorrections(
       const x = extractor.extractCopy(r.fields);
       return { ...x, globalLogit: globalLogit(x), label: r.label === 'spam' ? 1 : 0 };
     });
-    const chosen =
-      settings.l2Grid.length === 0 ? { l2: settings.l2, biasL2: settings.biasL2 } : chooseCorrection(examples, settings, decisionLogit);
+    const c = accountCorrection(examples, settings, decisionLogit);
     // Its correction did not beat the global model on its own held-out labels: the account keeps the global model.
-    if (chosen === null) continue;
-    const c = pruned(fitAccountCorrection(examples, { ...settings, l2: chosen.l2, biasL2: chosen.biasL2 }), settings.minWeight);
+    if (c === null) continue;
     accounts[id] = { labels: c.labels, bias: c.bias, buckets: [...c.indices], weights: [...c.weights] };
   }
   return { accounts };
+}
+
+/**
+ * One account's correction as training exports it (pull chosen from its own labels, small weights pruned), or null
+ * when none beat the global model on its held-out labels. The learning curve calls this too, so it measures what ships.
+ */
+export function accountCorrection(
+  examples: readonly AccountExample[],
+  settings: CorrectionSettings = DEFAULT_CORRECTION_SETTINGS,
+  decisionLogit = 0,
+): AccountCorrection | null {
+  const chosen =
+    settings.l2Grid.length === 0 ? { l2: settings.l2, biasL2: settings.biasL2 } : chooseCorrection(examples, settings, decisionLogit);
+  if (chosen === null) return null;
+  return pruned(fitAccountCorrection(examples, { ...settings, l2: chosen.l2, biasL2: chosen.biasL2 }), settings.minWeight);
 }
 
 /** Folds of an account's labels for choosing its pull: each label is held out once. */
@@ -115,30 +136,37 @@ export function chooseCorrection(
   decisionLogit = 0,
 ): ChosenCorrection | null {
   const folds = Math.min(CORRECTION_FOLDS, examples.length);
-  const globalScored = examples.map((e) => ({ e, z: e.globalLogit }));
+  const forward = settings.folds === 'forward';
+  // Forward: block k holds labels [k*n/folds, (k+1)*n/folds) and is scored from the blocks before it (block 0 never).
+  const blockOf = (i: number) => Math.floor((i * folds) / examples.length);
+  const held = (i: number, k: number) => (forward ? blockOf(i) === k : i % folds === k);
+  const fitted = (i: number, k: number) => (forward ? blockOf(i) < k : i % folds !== k);
+  const scoredOnes = examples.filter((_, i) => !forward || blockOf(i) > 0);
+  const flagCost = settings.flagCost ?? 1;
+  const globalScored = scoredOnes.map((e) => ({ e, z: e.globalLogit }));
   const globalLoss = meanLoss(globalScored);
-  const globalWrong = wrongVerdicts(globalScored, decisionLogit);
+  const globalWrong = wrongVerdicts(globalScored, decisionLogit, flagCost);
   let best: ChosenCorrection | null = null;
   const biasPulls = settings.biasL2Grid.length === 0 ? [settings.biasL2] : settings.biasL2Grid;
   for (const [l2, biasL2] of settings.l2Grid.flatMap((l) => biasPulls.map((b) => [l, b] as const))) {
     const scored: { e: AccountExample; z: number }[] = [];
-    for (let k = 0; k < folds; k++) {
-      const train = examples.filter((_, i) => i % folds !== k);
+    for (let k = forward ? 1 : 0; k < folds; k++) {
+      const train = examples.filter((_, i) => fitted(i, k));
       const c = fitAccountCorrection(train, { ...settings, l2, biasL2 });
       examples.forEach((e, i) => {
-        if (i % folds === k) scored.push({ e, z: e.globalLogit + correctionLogit(c, e) });
+        if (held(i, k)) scored.push({ e, z: e.globalLogit + correctionLogit(c, e) });
       });
     }
     const loss = meanLoss(scored);
-    const wrong = wrongVerdicts(scored, decisionLogit);
+    const wrong = wrongVerdicts(scored, decisionLogit, flagCost);
     if (wrong < globalWrong && (best === null || loss < best.loss)) best = { l2, biasL2, loss, globalLoss, wrong, globalWrong };
   }
   return best;
 }
 
-function wrongVerdicts(scored: readonly { e: AccountExample; z: number }[], decisionLogit: number): number {
+function wrongVerdicts(scored: readonly { e: AccountExample; z: number }[], decisionLogit: number, flagCost = 1): number {
   let wrong = 0;
-  for (const { e, z } of scored) if (z >= decisionLogit !== (e.label === 1)) wrong += e.weight ?? 1;
+  for (const { e, z } of scored) if (z >= decisionLogit !== (e.label === 1)) wrong += (e.weight ?? 1) * (e.label === 0 ? flagCost : 1);
   return wrong;
 }
 

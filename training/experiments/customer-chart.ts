@@ -1,0 +1,94 @@
+import { ACCOUNTS, type CustomerAccount, type CustomerPoint } from './customer-curve.ts';
+
+const ROW_TITLE: Record<CustomerAccount, string> = {
+  labelling: 'labelling account (labels as the data say)',
+  'policy-differs': 'policy-differs account (self-promotion legitimate)',
+};
+
+function mean(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/**
+ * The customer's learning curve as an SVG: one row per account, mean F1 (left) and mean false-positive rate (right)
+ * over the sites on the later items, by that account's own labels, for the global model alone and with the account's
+ * correction.
+ */
+export function renderCustomerCurveSvg(points: readonly CustomerPoint[]): string {
+  const sites = [...new Set(points.map((p) => p.site))];
+  const steps = [...new Set(points.map((p) => p.labelled))].sort((a, b) => a - b);
+  const series = [
+    { name: 'global model alone', colour: '#555', pick: (p: CustomerPoint, a: CustomerAccount) => p.accounts[a].global },
+    { name: "with the account's correction", colour: '#1b7837', pick: (p: CustomerPoint, a: CustomerAccount) => p.accounts[a].corrected },
+  ];
+  const W = 360;
+  const H = 220;
+  const pad = { l: 48, r: 12, t: 40, b: 36 };
+  const x = (n: number) =>
+    pad.l + ((Math.log(n) - Math.log(steps[0]!)) / (Math.log(steps.at(-1)!) - Math.log(steps[0]!) || 1)) * (W - pad.l - pad.r);
+  const at = (a: CustomerAccount, metric: 'f1' | 'fpr') =>
+    series.map((s) => steps.map((n) => [n, mean(points.filter((p) => p.labelled === n).map((p) => s.pick(p, a)[metric]))] as const));
+  const all = (metric: 'f1' | 'fpr') =>
+    ACCOUNTS.flatMap((a) =>
+      at(a, metric)
+        .flat()
+        .map(([, v]) => v),
+    );
+  const f1lo = Math.max(0, Math.floor(Math.min(...all('f1')) * 10) / 10);
+  const fprhi = Math.max(0.02, Math.ceil(Math.max(...all('fpr')) * 50) / 50);
+  const panel = (
+    ox: number,
+    oy: number,
+    title: string,
+    a: CustomerAccount,
+    metric: 'f1' | 'fpr',
+    lo: number,
+    hi: number,
+    fmt: (v: number) => string,
+  ) => {
+    const y = (v: number) => pad.t + (1 - (v - lo) / (hi - lo)) * (H - pad.t - pad.b);
+    const out = [`<g transform="translate(${ox},${oy})">`, `<text x="${W / 2}" y="30" text-anchor="middle">${title}</text>`];
+    for (let i = 0; i <= 4; i++) {
+      const v = lo + ((hi - lo) * i) / 4;
+      out.push(
+        `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
+        `<text x="${pad.l - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`,
+      );
+    }
+    for (const n of steps) out.push(`<text x="${x(n)}" y="${H - pad.b + 16}" text-anchor="middle">${n}</text>`);
+    out.push(`<text x="${W / 2}" y="${H - 4}" text-anchor="middle">labels given (log scale)</text>`);
+    at(a, metric).forEach((pts, i) => {
+      const s = series[i]!;
+      out.push(
+        `<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
+        ...pts.map(
+          ([n, v]) =>
+            `<circle cx="${x(n).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${s.colour}"><title>${s.name}, ${n} labels: ${fmt(v)}</title></circle>`,
+        ),
+      );
+    });
+    out.push('</g>');
+    return out.join('\n');
+  };
+  const rows = ACCOUNTS.map((a, r) =>
+    [
+      `<text x="${W}" y="${r * H + 16}" text-anchor="middle" font-weight="bold">${ROW_TITLE[a]}</text>`,
+      panel(0, r * H, `F1 on the later comments (mean of ${sites.length} sites)`, a, 'f1', f1lo, 1, (v) => v.toFixed(2)),
+      panel(W, r * H, 'legitimate comments flagged (mean)', a, 'fpr', 0, fprhi, (v) => `${(100 * v).toFixed(1)}%`),
+    ].join('\n'),
+  );
+  const legend = series
+    .map(
+      (s, i) =>
+        `<g transform="translate(${pad.l + i * 230},${2 * H + 14})"><rect width="12" height="12" fill="${s.colour}"/><text x="16" y="10">${s.name}</text></g>`,
+    )
+    .join('\n');
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${2 * H + 40}" font-family="sans-serif" font-size="11">`,
+    '<rect width="100%" height="100%" fill="white"/>',
+    ...rows,
+    legend,
+    '</svg>',
+    '',
+  ].join('\n');
+}
