@@ -23,7 +23,7 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
     f.messageFields++;
   }
   const doNgrams = s.settings.charNgrams && textual;
-  const sizes = s.settings.charNgramSizes;
+  const sizes = s.charNgramSizes;
   // Counters live in locals for the loop and are written back once: property stores per character cost more.
   let digits = 0,
     letters = 0,
