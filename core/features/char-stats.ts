@@ -22,8 +22,12 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
     f.messageChars += n;
     f.messageFields++;
   }
-  const doNgrams = s.settings.charNgrams && textual;
+  // A boolean for certain: `a && b` may be either operand, and optimized code tested it as any value per character.
+  const doNgrams = s.settings.charNgrams === true && textual;
   const sizes = s.charNgramSizes;
+  // The tables in locals: a module variable is read from the module's context and checked on every use.
+  const classes = CHAR_CLASS;
+  const casedTable = CASED;
   // Counters live in locals for the loop and are written back once: property stores per character cost more.
   let digits = 0,
     letters = 0,
@@ -54,14 +58,14 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
   let hostDot = false;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? lower.charCodeAt(i) : 0x20;
-    const cls = i < n ? (CHAR_CLASS[c] as number) : SEP;
+    const cls = i < n ? (classes[c] as number) : SEP;
     if (i < n && textual) {
       if (cls === WORD || cls === NOSPACE) {
         if (c >= 0x30 && c <= 0x39) digits++;
         else {
           letters++;
           if (cls === NOSPACE) nospace++;
-          if (CASED[c] === 1) {
+          if (casedTable[c] === 1) {
             cased++;
             if (sameLength && text.charCodeAt(i) !== c) upper++;
           }

@@ -41,10 +41,12 @@ export class SparseAccumulator {
 
   /** One occurrence of the feature whose 32-bit hash is `h`; a binary feature stays at 1 however often it occurs. */
   add(h: number, kind: number, field: number, start: number, end: number, binary = false): void {
-    const idx = h >>> this.shift;
+    // `| 0`: both are below 2^31 (shift and tableShift are at least 8 and 1), and int32 values index and store
+    // without the conversions an unsigned `>>>` result costs in optimized code.
+    const idx = (h >>> this.shift) | 0;
     const keys = this.tableKeys;
     const mask = keys.length - 1;
-    let pos = Math.imul(idx, 0x9e3779b1) >>> this.tableShift;
+    let pos = (Math.imul(idx, 0x9e3779b1) >>> this.tableShift) | 0;
     for (;;) {
       const k = keys[pos] as number;
       if (k === idx + 1) {
