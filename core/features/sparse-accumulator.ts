@@ -1,5 +1,8 @@
 import { GROUP_COUNT, GROUP_OF_KIND } from './kinds.ts';
 
+// finish() keeps one sum per scaled group (1 to 3) in locals.
+if (GROUP_COUNT !== 4) throw new Error('SparseAccumulator.finish expects groups 0-3');
+
 /**
  * Sums feature occurrences into a sparse vector: each distinct feature index gets one slot, in the order of its
  * first occurrence, with where that occurrence was (so the reasoning can name it). Reused across extractions:
@@ -20,7 +23,6 @@ export class SparseAccumulator {
   private tableSlots = new Int32Array(4096);
   private tableShift = 32 - 12;
   private readonly posOfSlot: Int32Array;
-  private readonly norms = new Float64Array(GROUP_COUNT);
 
   constructor(hashBits: number) {
     this.shift = 32 - hashBits;
@@ -94,21 +96,38 @@ export class SparseAccumulator {
    * whose squared length is under `normFloor` is scaled as if it had that length). Clears the table for the next use.
    */
   finish(normFloor: number): void {
-    const norms = this.norms;
-    norms.fill(0);
-    for (let s = 0; s < this.count; s++) {
-      this.tableKeys[this.posOfSlot[s] as number] = 0;
-      const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
-      const count = this.values[s] as number;
+    // Locals, and the three groups' sums in plain numbers: optimized code checks every typed-array access on every
+    // feature, so each array read per feature that is saved counts. Same arithmetic, in the same order, as norms[g].
+    const count = this.count;
+    const keys = this.tableKeys;
+    const posOfSlot = this.posOfSlot;
+    const kinds = this.kinds;
+    const values = this.values;
+    const groupOf = GROUP_OF_KIND;
+    let sum1 = 0;
+    let sum2 = 0;
+    let sum3 = 0;
+    for (let s = 0; s < count; s++) {
+      keys[posOfSlot[s] as number] = 0;
+      const g = groupOf[kinds[s] as number] as number;
+      if (g === 0) {
+        values[s] = 1;
+        continue;
+      }
+      const n = values[s] as number;
       // Most features occur once, and 1 + ln(1) is exactly 1: skip the logarithm for them.
-      const v = g === 0 || count === 1 ? 1 : 1 + Math.log(count);
-      this.values[s] = v;
-      norms[g] = (norms[g] as number) + v * v;
+      const v = n === 1 ? 1 : 1 + Math.log(n);
+      values[s] = v;
+      if (g === 1) sum1 += v * v;
+      else if (g === 2) sum2 += v * v;
+      else sum3 += v * v;
     }
-    for (let g = 1; g < GROUP_COUNT; g++) norms[g] = norms[g]! > 0 ? 1 / Math.sqrt(Math.max(norms[g]!, normFloor)) : 0;
-    for (let s = 0; s < this.count; s++) {
-      const g = GROUP_OF_KIND[this.kinds[s] as number] as number;
-      if (g !== 0) this.values[s] = (this.values[s] as number) * (norms[g] as number);
+    const scale1 = sum1 > 0 ? 1 / Math.sqrt(Math.max(sum1, normFloor)) : 0;
+    const scale2 = sum2 > 0 ? 1 / Math.sqrt(Math.max(sum2, normFloor)) : 0;
+    const scale3 = sum3 > 0 ? 1 / Math.sqrt(Math.max(sum3, normFloor)) : 0;
+    for (let s = 0; s < count; s++) {
+      const g = groupOf[kinds[s] as number] as number;
+      if (g !== 0) values[s] = (values[s] as number) * (g === 1 ? scale1 : g === 2 ? scale2 : scale3);
     }
   }
 }
