@@ -25,6 +25,8 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
   // A boolean for certain: `a && b` may be either operand, and optimized code tested it as any value per character.
   const doNgrams = s.settings.charNgrams === true && textual;
   const sizes = s.charNgramSizes;
+  // The settings every model since revision 9 uses: one size, 4, added without the loop over sizes per character.
+  const only4 = sizes.length === 1 && sizes[0] === 4;
   // The tables in locals: a module variable is read from the module's context and checked on every use.
   const classes = CHAR_CLASS;
   const casedTable = CASED;
@@ -114,6 +116,10 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
     p3 = p4;
     p4 = i;
     seen++;
+    if (only4) {
+      if (seen >= 4) acc.add(g4, KIND.char, fi, p1, i + 1);
+      continue;
+    }
     // Sizes go in settings order, which fixes the slot order.
     for (let k = 0; k < sizes.length; k++) {
       const size = sizes[k] as number;

@@ -17,17 +17,18 @@ export class SparseAccumulator {
   readonly starts: Int32Array;
   readonly ends: Int32Array;
   private readonly shift: number;
-  // Counts per feature live in a small open-addressing table (feature index + 1 -> slot) that stays in
-  // cache; a dimension-sized scratch array was touched at random and evicted the model's weights.
-  private tableKeys = new Int32Array(4096);
-  private tableSlots = new Int32Array(4096);
+  // Counts per feature live in a small open-addressing table that stays in cache (a dimension-sized scratch array
+  // was touched at random and evicted the model's weights): entry p is table[2p] = feature index + 1 and
+  // table[2p + 1] = its slot, side by side so a probe checks and reads one array.
+  private table = new Int32Array(2 * 4096);
   private tableShift = 32 - 12;
-  private readonly posOfSlot: Int32Array;
+  /** Where each slot's entry is in `table` (2p), so `finish` clears exactly the entries used. */
+  private readonly entryOfSlot: Int32Array;
 
   constructor(hashBits: number) {
     this.shift = 32 - hashBits;
     const d = 1 << hashBits;
-    this.posOfSlot = new Int32Array(d);
+    this.entryOfSlot = new Int32Array(d);
     this.indices = new Int32Array(d);
     this.values = new Float32Array(d);
     this.kinds = new Uint8Array(d);
@@ -46,14 +47,14 @@ export class SparseAccumulator {
     // `| 0`: both are below 2^31 (shift and tableShift are at least 8 and 1), and int32 values index and store
     // without the conversions an unsigned `>>>` result costs in optimized code.
     const idx = (h >>> this.shift) | 0;
-    const keys = this.tableKeys;
-    const mask = keys.length - 1;
+    const table = this.table;
+    const mask = (table.length >> 1) - 1;
     let pos = (Math.imul(idx, 0x9e3779b1) >>> this.tableShift) | 0;
     for (;;) {
-      const k = keys[pos] as number;
+      const k = table[2 * pos] as number;
       if (k === idx + 1) {
         if (!binary) {
-          const slot = this.tableSlots[pos] as number;
+          const slot = table[2 * pos + 1] as number;
           this.values[slot] = (this.values[slot] as number) + 1;
         }
         return;
@@ -62,32 +63,32 @@ export class SparseAccumulator {
       pos = (pos + 1) & mask;
     }
     const slot = this.count++;
-    keys[pos] = idx + 1;
-    this.tableSlots[pos] = slot;
-    this.posOfSlot[slot] = pos;
+    table[2 * pos] = idx + 1;
+    table[2 * pos + 1] = slot;
+    this.entryOfSlot[slot] = 2 * pos;
     this.indices[slot] = idx;
     this.values[slot] = 1;
     this.kinds[slot] = kind;
     this.fields[slot] = field;
     this.starts[slot] = start;
     this.ends[slot] = end;
-    if (this.count * 2 > keys.length) this.growTable();
+    if (this.count * 4 > table.length) this.growTable();
   }
 
   // Keeps the load factor under 1/2: a long submission doubles the table once or twice, then it stays.
   private growTable(): void {
-    const size = this.tableKeys.length * 2;
-    this.tableKeys = new Int32Array(size);
-    this.tableSlots = new Int32Array(size);
+    const entries = this.table.length;
+    const table = new Int32Array(entries * 2);
+    this.table = table;
     this.tableShift--;
-    const mask = size - 1;
+    const mask = entries - 1;
     for (let slot = 0; slot < this.count; slot++) {
       const idx = this.indices[slot] as number;
-      let pos = Math.imul(idx, 0x9e3779b1) >>> this.tableShift;
-      while (this.tableKeys[pos] !== 0) pos = (pos + 1) & mask;
-      this.tableKeys[pos] = idx + 1;
-      this.tableSlots[pos] = slot;
-      this.posOfSlot[slot] = pos;
+      let pos = (Math.imul(idx, 0x9e3779b1) >>> this.tableShift) | 0;
+      while (table[2 * pos] !== 0) pos = (pos + 1) & mask;
+      table[2 * pos] = idx + 1;
+      table[2 * pos + 1] = slot;
+      this.entryOfSlot[slot] = 2 * pos;
     }
   }
 
@@ -99,8 +100,8 @@ export class SparseAccumulator {
     // Locals, and the three groups' sums in plain numbers: optimized code checks every typed-array access on every
     // feature, so each array read per feature that is saved counts. Same arithmetic, in the same order, as norms[g].
     const count = this.count;
-    const keys = this.tableKeys;
-    const posOfSlot = this.posOfSlot;
+    const table = this.table;
+    const entryOfSlot = this.entryOfSlot;
     const kinds = this.kinds;
     const values = this.values;
     const groupOf = GROUP_OF_KIND;
@@ -108,7 +109,7 @@ export class SparseAccumulator {
     let sum2 = 0;
     let sum3 = 0;
     for (let s = 0; s < count; s++) {
-      keys[posOfSlot[s] as number] = 0;
+      table[entryOfSlot[s] as number] = 0;
       const g = groupOf[kinds[s] as number] as number;
       if (g === 0) {
         values[s] = 1;
