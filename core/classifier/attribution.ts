@@ -105,10 +105,11 @@ export class Attribution {
     const slots = top.slots;
     const vals = top.values;
     const out = this.contributions;
+    const count = this.count;
     let n = 0;
     // The weakest value the full list still keeps; 0 while it has room.
     let floor = 0;
-    for (let s = 0; s < this.count; s++) {
+    for (let s = 0; s < count; s++) {
       const v = (out[s] as number) * sign;
       if (v <= floor) continue;
       let i = n < TOP_SLOTS ? n++ : TOP_SLOTS - 1;

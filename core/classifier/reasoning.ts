@@ -1,4 +1,4 @@
-import { CHAR_CLASS, NOSPACE, WORD } from '../features/char-class.ts';
+import { CHAR_CLASS, classAt, NOSPACE, WORD } from '../features/char-class.ts';
 import { describeStructure, isEvidence, surfaceSpan, surfaceText, type Features, type Span } from '../features/index.ts';
 import { G_EMAIL, G_LINKS, G_ROLE, G_STRUCTURE, G_WORDING, ROLE_GROUPS, TOP_SLOTS, type Attribution } from './attribution.ts';
 import type { Signal, Status } from './types.ts';
@@ -242,9 +242,9 @@ function namesSender(f: Features, field: number, sp: Span): boolean {
   if (nameWords === 0) return false;
   const text = f.texts[field] ?? '';
   for (let s = sp.start; s < sp.end;) {
-    while (s < sp.end && CHAR_CLASS[text.charCodeAt(s)] !== WORD) s++;
+    while (s < sp.end && classAt(text, s) !== WORD) s++;
     let e = s;
-    while (e < sp.end && CHAR_CLASS[text.charCodeAt(e)] === WORD) e++;
+    while (e < sp.end && classAt(text, e) === WORD) e++;
     if (e > s && isNameWord(f, field, text, s, e)) return true;
     s = e;
   }

@@ -57,9 +57,21 @@ for (const [from, to] of CASED_BLOCKS) {
 
 export const CASED = cased;
 
+/**
+ * The class of text[i], or -1 (equal to no class) outside the text, where `CHAR_CLASS[text.charCodeAt(i)]` reads
+ * undefined: the same answer to every comparison with a class, without an out-of-bounds read, which makes optimized
+ * code give up and fall back to generic calls for that line for good. Feature spans may end one past the text (the
+ * virtual space after it closes the last character n-gram), so the reasoning's loops over them read there.
+ */
+export function classAt(text: string, i: number): number {
+  return i >= 0 && i < text.length ? (table[text.charCodeAt(i)] as number) : -1;
+}
+
 /** Whether text[start, end) holds a letter of a script written without spaces. */
 export function hasNoSpaceChar(text: string, start = 0, end = text.length): boolean {
-  for (let i = start; i < end; i++) if (table[text.charCodeAt(i)] === NOSPACE) return true;
+  // Past the text there is no letter (a span may end one past it): stop there instead of reading out of bounds.
+  const stop = Math.min(end, text.length);
+  for (let i = start; i < stop; i++) if (table[text.charCodeAt(i)] === NOSPACE) return true;
   return false;
 }
 

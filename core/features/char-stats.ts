@@ -22,8 +22,14 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
     f.messageChars += n;
     f.messageFields++;
   }
-  const doNgrams = s.settings.charNgrams && textual;
-  const sizes = s.settings.charNgramSizes;
+  // A boolean for certain: `a && b` may be either operand, and optimized code tested it as any value per character.
+  const doNgrams = s.settings.charNgrams === true && textual;
+  const sizes = s.charNgramSizes;
+  // The settings every model since revision 9 uses: one size, 4, added without the loop over sizes per character.
+  const only4 = sizes.length === 1 && sizes[0] === 4;
+  // The tables in locals: a module variable is read from the module's context and checked on every use.
+  const classes = CHAR_CLASS;
+  const casedTable = CASED;
   // Counters live in locals for the loop and are written back once: property stores per character cost more.
   let digits = 0,
     letters = 0,
@@ -54,14 +60,14 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
   let hostDot = false;
   for (let i = 0; i <= n; i++) {
     const c = i < n ? lower.charCodeAt(i) : 0x20;
-    const cls = i < n ? (CHAR_CLASS[c] as number) : SEP;
+    const cls = i < n ? (classes[c] as number) : SEP;
     if (i < n && textual) {
       if (cls === WORD || cls === NOSPACE) {
         if (c >= 0x30 && c <= 0x39) digits++;
         else {
           letters++;
           if (cls === NOSPACE) nospace++;
-          if (CASED[c] === 1) {
+          if (casedTable[c] === 1) {
             cased++;
             if (sameLength && text.charCodeAt(i) !== c) upper++;
           }
@@ -110,6 +116,10 @@ export function scanChars(s: ScanState, text: string, lower: string, fi: number,
     p3 = p4;
     p4 = i;
     seen++;
+    if (only4) {
+      if (seen >= 4) acc.add(g4, KIND.char, fi, p1, i + 1);
+      continue;
+    }
     // Sizes go in settings order, which fixes the slot order.
     for (let k = 0; k < sizes.length; k++) {
       const size = sizes[k] as number;

@@ -1,4 +1,4 @@
-import { CHAR_CLASS, hasNoSpaceChar, SEP } from './char-class.ts';
+import { classAt, hasNoSpaceChar, SEP } from './char-class.ts';
 import { STRUCTURE_FIELD, type Features } from './extract.ts';
 import { KIND } from './kinds.ts';
 import { BRACKETED_DOTS } from './obfuscated-links.ts';
@@ -22,10 +22,10 @@ export function surfaceSpan(f: Features, slot: number, span: Span): void {
     const text = f.texts[field] ?? '';
     if (!hasNoSpaceChar(text, start, end)) {
       // An n-gram is named by the word(s) it lies in, so reasoning quotes words, not fragments.
-      while (start > 0 && CHAR_CLASS[text.charCodeAt(start - 1)] !== SEP) start--;
-      while (start < end && CHAR_CLASS[text.charCodeAt(start)] === SEP) start++;
-      while (end < text.length && CHAR_CLASS[text.charCodeAt(end)] !== SEP) end++;
-      while (end > start && CHAR_CLASS[text.charCodeAt(end - 1)] === SEP) end--;
+      while (start > 0 && classAt(text, start - 1) !== SEP) start--;
+      while (start < end && classAt(text, start) === SEP) start++;
+      while (end < text.length && classAt(text, end) !== SEP) end++;
+      while (end > start && classAt(text, end - 1) === SEP) end--;
     }
   }
   span.start = start;

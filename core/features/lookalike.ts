@@ -107,11 +107,16 @@ function check(label: string, raw: string, isOwner: boolean): string | null {
   const brand = BRANDS.get(plain);
   if (brand !== undefined) return plain === label && isOwner ? null : brand;
   if (plain.length < EDIT_MIN - 1) return null;
-  for (const [name, domain] of BRANDS) {
-    if (name.length >= EDIT_MIN && Math.abs(name.length - plain.length) <= 1 && withinOneEdit(plain, name)) return domain;
+  for (let i = 0; i < EDITABLE_NAMES.length; i++) {
+    const name = EDITABLE_NAMES[i] as string;
+    if (Math.abs(name.length - plain.length) <= 1 && withinOneEdit(plain, name)) return EDITABLE_DOMAINS[i] as string;
   }
   return null;
 }
+
+// The brands a typo can imitate, in BRANDS' order, listed once: iterating the map made an entry array per brand per label.
+const EDITABLE_NAMES = [...BRANDS.keys()].filter((name) => name.length >= EDIT_MIN);
+const EDITABLE_DOMAINS = EDITABLE_NAMES.map((name) => BRANDS.get(name) as string);
 
 // Characters typed for the letter they look like: 0 for o, 1 for l, and so on.
 const DIGIT_LOOKS = 'oleastbg';
@@ -119,6 +124,8 @@ const DIGIT_OF = '01345789';
 
 /** The label as it reads: look-alike digits as letters, a capital I as the l it imitates, "rn" as m, "vv" as w. */
 function normalize(label: string, raw: string): string {
+  // Most labels read as written: they are returned as they are instead of copied one character at a time.
+  if (!needsNormalizing(label, raw)) return label;
   let out = '';
   for (let i = 0; i < label.length; i++) {
     const c = label[i] as string;
@@ -134,6 +141,18 @@ function normalize(label: string, raw: string): string {
     } else out += c;
   }
   return out;
+}
+
+/** Whether `normalize` would change anything in label: a look-alike digit, an I typed for an l, "rn" or "vv". */
+function needsNormalizing(label: string, raw: string): boolean {
+  for (let i = 0; i < label.length; i++) {
+    const c = label.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39 && c !== 0x32 && c !== 0x36) return true; // DIGIT_OF: all digits but 2 and 6
+    if (c === 0x69 && raw.charCodeAt(i) === 0x49) return true;
+    const next = i + 1 < label.length ? label.charCodeAt(i + 1) : 0;
+    if ((c === 0x72 && next === 0x6e) || (c === 0x76 && next === 0x76)) return true;
+  }
+  return false;
 }
 
 /** Whether a and b differ by at most one insertion, deletion, substitution or swap of neighbours; linear. */

@@ -32,6 +32,8 @@ export function scanObfuscatedLinks(s: ScanState, lower: string, fi: number, rol
     // a space after the dot alone counts only with a www. host or a path after the domain.
     obfuscatedAt(s, lower, a, b, fi, role, OBFUSCATED_TLDS, a === at);
   }
+  // The three spellings below all hold "dot": most fields have none, and one search answers for all three.
+  if (lower.indexOf('dot') < 0) return;
   for (let at = lower.indexOf(' dot '); at >= 0; at = lower.indexOf(' dot ', at + 1)) {
     obfuscatedAt(s, lower, at, at + 5, fi, role, OBFUSCATED_DOT_TLDS, false);
   }

@@ -12,10 +12,17 @@ export class ScanState {
   facts: Facts = emptyFacts();
   /** End of the last link measured in the current field: links sharing one run of URL characters count once. */
   linkEnd = 0;
+  /**
+   * settings.charNgramSizes in its order, as a typed array: the settings' array is frozen, and optimized code reads a
+   * frozen array's elements through a generic keyed load (a call per character of every field).
+   */
+  readonly charNgramSizes: Int32Array;
 
   constructor(
     readonly settings: FeatureSettings,
     readonly acc: SparseAccumulator,
     readonly tokens: TokenTable,
-  ) {}
+  ) {
+    this.charNgramSizes = Int32Array.from(settings.charNgramSizes);
+  }
 }
