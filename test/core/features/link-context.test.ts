@@ -17,6 +17,7 @@ const before = new FeatureExtractor({
   linkContext: undefined,
   linkCounts: undefined,
   linkHostNames: undefined,
+  linkAccountWords: undefined,
 });
 
 function linkIds(x: FeatureExtractor, fields: Record<string, unknown>): string[] {
@@ -72,10 +73,30 @@ describe('links read by what they are', () => {
     expect(linkIds(current, { message: 'Meet here https://www.google.com/maps/place/x' })).toEqual(['link:maps']);
   });
 
+  it("does not take a phisher's own domain, spelt with account words, for the sender's own site", () => {
+    const phish = {
+      email: 'notice@kontor-secure-login.com',
+      message: 'Your access was limited. Confirm your details at https://kontor-secure-login.com/verify within 24 hours.',
+    };
+    expect(linkIds(current, phish)).toEqual(['link:account-words']);
+    expect(phrases(phish)).toContain('a link to a host named with account or payment words (kontor-secure-login.com)');
+    // Models trained before this setting read it as they did: the sender's own site.
+    const earlier = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkAccountWords: undefined });
+    expect(linkIds(earlier, phish)).toEqual(['link:own-site']);
+    // A business's own domain without such words is still its own site, and a reference host is never of that kind.
+    expect(linkIds(current, { email: 'jo@birchfield-joinery.com', message: 'Our work: https://birchfield-joinery.com/kitchens' })).toEqual([
+      'link:own-site',
+    ]);
+    expect(linkIds(current, { message: 'Logs: https://gitlab.com/acme/login-service/-/issues/4' })).toEqual(['link:code']);
+  });
+
   it('names the brand a lookalike imitates', () => {
     const msg = { message: 'Your account is limited, verify at https://paypa1-secure.com/login now' };
-    expect(linkIds(current, msg)).toEqual(['link:lookalike']);
-    expect(phrases(msg)).toEqual(['a link to a lookalike of paypal.com (paypa1-secure.com)']);
+    expect(linkIds(current, msg)).toEqual(['link:lookalike', 'link:account-words']);
+    expect(phrases(msg)).toEqual([
+      'a link to a lookalike of paypal.com (paypa1-secure.com)',
+      'a link to a host named with account or payment words (paypa1-secure.com)',
+    ]);
     // The capital I typed for an l is read from the text as sent.
     expect(linkIds(current, { message: 'Payment failed: https://netfIix-billing.com/update' })).toContain('link:lookalike');
   });
