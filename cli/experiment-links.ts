@@ -16,7 +16,7 @@ shipped NB-LR setup is trained on the train part with each feature variant and s
 Prints, per variant, the validation ROC-AUC, the spam caught at a 1% false-positive rate (threshold set on the
 validation scores, the same rule for every variant), and, among the validation forms with links, the legitimate
 ones flagged and the spam caught at that threshold. --variants runs some of them by name (counts,
-kinds+counts,kinds,kinds-no-hosts,account-words; default all).`;
+kinds+counts,kinds,kinds-no-hosts,account-words,no-own-site; default all).`;
 
 const VARIANTS: Record<string, FeatureSettings> = {
   counts: { ...DEFAULT_FEATURE_SETTINGS, linkContext: undefined, linkCounts: undefined, linkHostNames: undefined },
@@ -30,6 +30,14 @@ const VARIANTS: Record<string, FeatureSettings> = {
     linkAccountWords: undefined,
   },
   'account-words': { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: false, linkHostNames: false, linkAccountWords: true },
+  'no-own-site': {
+    ...DEFAULT_FEATURE_SETTINGS,
+    linkContext: true,
+    linkCounts: false,
+    linkHostNames: false,
+    linkAccountWords: true,
+    linkOwnSite: false,
+  },
 };
 
 interface Row {

@@ -339,7 +339,7 @@ function noteLinkKinds(f: Facts, host: string, bits: number, lookalike: string |
  * ("links=2") are taken out, so what a link is decides and not how many there are. Links to the sender's own
  * domain (not a mail provider's) become `own-site` here, at the end, because the address may come after the message.
  */
-export function appendLinkContextIds(f: Facts, ids: string[], counts: boolean): void {
+export function appendLinkContextIds(f: Facts, ids: string[], counts: boolean, ownSite = true): void {
   if (!counts) {
     let kept = 0;
     for (const id of ids) if (!id.startsWith('links=') || id === 'links=0') ids[kept++] = id;
@@ -347,7 +347,7 @@ export function appendLinkContextIds(f: Facts, ids: string[], counts: boolean): 
   }
   let bits = f.linkKinds;
   const sender = f.senderDomain === null ? null : registrableDomain(f.senderDomain);
-  if (sender !== null && bits & BIT.other && !isMailProvider(sender) && f.disposableDomain === null) {
+  if (ownSite && sender !== null && bits & BIT.other && !isMailProvider(sender) && f.disposableDomain === null) {
     let own = 0;
     for (const h of f.otherHosts) {
       if (registrableDomain(h) === sender) {
@@ -399,7 +399,10 @@ export function describeLinkKind(id: string, f: Facts): string {
     case 'account-words':
       return `a link to a host named with account or payment words${at}`;
     case 'other':
-      return f.senderDomain !== null && !isMailProvider(registrableDomain(f.senderDomain))
+      // "Other than the sender's" only when it is: the first such host may be the sender's own domain.
+      return f.senderDomain !== null &&
+        !isMailProvider(registrableDomain(f.senderDomain)) &&
+        (!host || registrableDomain(host) !== registrableDomain(f.senderDomain))
         ? `a link to a site other than the sender's${at}`
         : `a link to a site of no known kind${at}`;
     default:
