@@ -16,13 +16,38 @@ shipped NB-LR setup is trained on the train part with each feature variant and s
 Prints, per variant, the validation ROC-AUC, the spam caught at a 1% false-positive rate (threshold set on the
 validation scores, the same rule for every variant), and, among the validation forms with links, the legitimate
 ones flagged and the spam caught at that threshold. --variants runs some of them by name (counts,
-kinds+counts,kinds,kinds-no-hosts; default all).`;
+kinds+counts,kinds,kinds-no-hosts,account-words,no-own-site; default all).`;
 
+// Each variant names every link setting, so that a later default does not change what an earlier variant measured.
+const BEFORE_LINK_KINDS = {
+  linkContext: undefined,
+  linkCounts: undefined,
+  linkHostNames: undefined,
+  linkAccountWords: undefined,
+  linkOwnSite: undefined,
+};
 const VARIANTS: Record<string, FeatureSettings> = {
-  counts: { ...DEFAULT_FEATURE_SETTINGS, linkContext: undefined, linkCounts: undefined, linkHostNames: undefined },
-  'kinds+counts': { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: true, linkHostNames: undefined },
-  kinds: { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: false, linkHostNames: undefined },
-  'kinds-no-hosts': { ...DEFAULT_FEATURE_SETTINGS, linkContext: true, linkCounts: false, linkHostNames: false },
+  counts: { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS },
+  'kinds+counts': { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS, linkContext: true, linkCounts: true },
+  kinds: { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS, linkContext: true, linkCounts: false },
+  'kinds-no-hosts': { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS, linkContext: true, linkCounts: false, linkHostNames: false },
+  'account-words': {
+    ...DEFAULT_FEATURE_SETTINGS,
+    ...BEFORE_LINK_KINDS,
+    linkContext: true,
+    linkCounts: false,
+    linkHostNames: false,
+    linkAccountWords: true,
+  },
+  'no-own-site': {
+    ...DEFAULT_FEATURE_SETTINGS,
+    ...BEFORE_LINK_KINDS,
+    linkContext: true,
+    linkCounts: false,
+    linkHostNames: false,
+    linkAccountWords: true,
+    linkOwnSite: false,
+  },
 };
 
 interface Row {

@@ -1,5 +1,5 @@
 // One side of `npm run bench -- --ab <rev>` (see bench/lib/ab.ts): loads the classifier and the feature extractor
-// from the core/ folder it is given (a revision's copy or the working tree's), the model from models/, and times
+// from the core/ folder it is given (a revision's copy or the working tree's), the newest model of the models folder it is given, and times
 // them when asked. It loads nothing else that could slow V8's string code (no ioredis, no autocannon).
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -10,12 +10,12 @@ import { AB_KINDS, type AbKind, type AbReply, type AbRequest } from '../lib/ab-p
 import { realisticBodies, worstCaseBody } from '../lib/bodies.ts';
 import { median } from '../lib/stats.ts';
 
-const [coreDir, repoRoot, mode] = process.argv.slice(2) as [string, string, string];
+const [coreDir, repoRoot, mode, modelsDir] = process.argv.slice(2) as [string, string, string, string];
 const quick = mode === 'quick';
 // The revision's own modules, typed as this tree's: the A/B needs loadClassifier and FeatureExtractor to keep their shape.
 const load = (await import(pathToFileURL(path.join(coreDir, 'classifier/load.ts')).href)) as typeof LoadModule;
 const features = (await import(pathToFileURL(path.join(coreDir, 'features/index.ts')).href)) as typeof FeaturesModule;
-const classifier = await load.loadClassifier({ modelsDir: path.join(repoRoot, 'models') });
+const classifier = await load.loadClassifier({ modelsDir });
 const extractor = new features.FeatureExtractor(classifier.manifest.featureSettings);
 const bodies = realisticBodies(repoRoot).map((b) => b.fields);
 const worst = worstCaseBody(repoRoot).fields;

@@ -4,7 +4,8 @@
 // npm run bench -- --ab [<rev>] [--quick] [--rounds N]: (<rev> defaults to bench/baseline-rev) only the A/B of the bundled service built from <rev> against the
 // working tree's, under load, each against a bare route in the same rounds (bench/lib/ab-service.ts).
 // npm run bench -- --ab <rev> --in-process: the interleaved A/B of core/'s extractor and classifier alone, in
-// process, no servers (bench/lib/ab.ts).
+// process, no servers (bench/lib/ab.ts). With --own-models each side loads the newest model of its own tree (A: the
+// revision's models/), so a new model's classify cost is measured against the old one's in one run.
 // Loads the production service (its own process, started as `npm start` starts it) and a bare Fastify route
 // (its own process) in alternating rounds with autocannon from this process, and reports ratios measured in
 // the same run: the machine is 2 shared cores, so absolute req/s vary from run to run; the ratio is the figure.
@@ -438,7 +439,7 @@ async function ab(rev: string): Promise<void> {
   }
   const inProcess = argv.has('--in-process');
   const report = inProcess
-    ? await runAb({ repoRoot, rev, quick, log })
+    ? await runAb({ repoRoot, rev, quick, ownModels: argv.has('--own-models'), log })
     : await runServiceAb({ repoRoot, rev, quick, log, ...(rounds === undefined ? {} : { rounds }) });
   process.stdout.write('\n' + ('kind' in report ? renderServiceAb(report) : renderAb(report)) + '\n');
   const resultsDir = path.join(repoRoot, 'bench', 'results');

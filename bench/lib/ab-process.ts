@@ -38,8 +38,8 @@ export class AbProcess {
     readonly info: Extract<AbReply, { cmd: 'ready' }>,
   ) {}
 
-  static async start(label: string, repoRoot: string, coreDir: string, quick: boolean): Promise<AbProcess> {
-    const child = fork(path.join(repoRoot, 'bench/children/ab-child.ts'), [coreDir, repoRoot, quick ? 'quick' : 'full'], {
+  static async start(label: string, repoRoot: string, coreDir: string, modelsDir: string, quick: boolean): Promise<AbProcess> {
+    const child = fork(path.join(repoRoot, 'bench/children/ab-child.ts'), [coreDir, repoRoot, quick ? 'quick' : 'full', modelsDir], {
       cwd: repoRoot,
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

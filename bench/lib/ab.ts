@@ -51,7 +51,11 @@ const git = (repoRoot: string, args: string[]) => execFileSync('git', args, { cw
  * core/ as it was at `rev`, extracted under the repository's .tmp/ (so its imports find node_modules): the
  * feature extractor and the classifier of that revision, runnable side by side with the working tree's.
  */
-export function materializeCore(repoRoot: string, rev: string): { commit: string; coreDir: string; cleanup: () => void } {
+export function materializeCore(
+  repoRoot: string,
+  rev: string,
+  withModels = false,
+): { commit: string; coreDir: string; modelsDir: string; cleanup: () => void } {
   const commit = git(repoRoot, ['rev-parse', '--verify', '--short', `${rev}^{commit}`]);
   for (const file of ['core/classifier/load.ts', 'core/features/index.ts']) {
     try {
@@ -62,9 +66,15 @@ export function materializeCore(repoRoot: string, rev: string): { commit: string
   }
   mkdirSync(path.join(repoRoot, '.tmp'), { recursive: true });
   const dir = mkdtempSync(path.join(repoRoot, '.tmp', `bench-ab-${commit}-`));
-  const tar = execFileSync('git', ['archive', '--format=tar', commit, 'core'], { cwd: repoRoot, maxBuffer: 256 * 2 ** 20 });
+  const paths = withModels ? ['core', 'models'] : ['core'];
+  const tar = execFileSync('git', ['archive', '--format=tar', commit, ...paths], { cwd: repoRoot, maxBuffer: 256 * 2 ** 20 });
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
-  return { commit, coreDir: path.join(dir, 'core'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    commit,
+    coreDir: path.join(dir, 'core'),
+    modelsDir: withModels ? path.join(dir, 'models') : path.join(repoRoot, 'models'),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /**
@@ -74,12 +84,19 @@ export function materializeCore(repoRoot: string, rev: string): { commit: string
  * Both processes are replaced every few rounds: a process's JIT decisions (made on a background thread, at
  * whatever moment the busy host lets them finish) can leave it a few percent faster or slower for its whole life.
  */
-export async function runAb(opts: { repoRoot: string; rev: string; quick: boolean; log: (msg: string) => void }): Promise<AbReport> {
+export async function runAb(opts: {
+  repoRoot: string;
+  rev: string;
+  quick: boolean;
+  /** Each side loads the newest model of its own tree (the revision's models/ for A): a model change's cost. */
+  ownModels?: boolean;
+  log: (msg: string) => void;
+}): Promise<AbReport> {
   const { repoRoot, rev, quick, log } = opts;
   const pairs = quick ? 1 : 4;
   const roundsPerPair = quick ? 4 : 12;
   const loadAvgStart = os.loadavg()[0] as number;
-  const old = materializeCore(repoRoot, rev);
+  const old = materializeCore(repoRoot, rev, opts.ownModels === true);
   const got: Record<'a' | 'b', AbRound[]> = { a: [], b: [] };
   const samples: Record<'a' | 'b', Record<AbKind, number[]>> = {
     a: { extract: [], classify: [], extract64k: [] },
@@ -92,9 +109,9 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
     for (let pair = 0; pair < pairs; pair++) {
       const sides: AbProcess[] = [];
       try {
-        const a = await AbProcess.start(`A (${old.commit})`, repoRoot, old.coreDir, quick);
+        const a = await AbProcess.start(`A (${old.commit})`, repoRoot, old.coreDir, old.modelsDir, quick);
         sides.push(a);
-        const b = await AbProcess.start('B (working tree)', repoRoot, path.join(repoRoot, 'core'), quick);
+        const b = await AbProcess.start('B (working tree)', repoRoot, path.join(repoRoot, 'core'), path.join(repoRoot, 'models'), quick);
         sides.push(b);
         if (pair === 0) {
           if (a.info.featureVersion !== b.info.featureVersion)
@@ -103,7 +120,9 @@ export async function runAb(opts: { repoRoot: string; rev: string; quick: boolea
           if (a.info.modelVersion !== b.info.modelVersion)
             log(`note: the sides loaded different models (A ${a.info.modelVersion}, B ${b.info.modelVersion})`);
           sameOutput = (await a.digest()) === (await b.digest());
-          ({ modelVersion, bodies } = b.info);
+          ({ bodies } = b.info);
+          modelVersion =
+            a.info.modelVersion === b.info.modelVersion ? b.info.modelVersion : `A ${a.info.modelVersion}, B ${b.info.modelVersion}`;
           log(
             `model ${modelVersion}, ${bodies} realistic bodies; A and B give ${sameOutput ? 'identical' : 'DIFFERENT'} features and verdicts`,
           );

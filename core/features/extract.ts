@@ -117,7 +117,8 @@ export class FeatureExtractor {
     }
     facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
     const structure = this.settings.structure ? structureIds(facts) : [];
-    if (this.settings.structure && this.settings.linkContext) appendLinkContextIds(facts, structure, this.settings.linkCounts !== false);
+    if (this.settings.structure && this.settings.linkContext)
+      appendLinkContextIds(facts, structure, this.settings.linkCounts !== false, this.settings.linkOwnSite !== false);
     for (let s = 0; s < structure.length; s++) {
       acc.add(structureHash(structure[s] as string), KIND.structure, STRUCTURE_FIELD, s, s, true);
     }

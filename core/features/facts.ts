@@ -118,7 +118,7 @@ export function emptyFacts(): Facts {
     shortener: null,
     truncated: false,
     linkKinds: 0,
-    linkKindHosts: [null, null, null, null, null, null, null, null, null, null, null, null, null],
+    linkKindHosts: [null, null, null, null, null, null, null, null, null, null, null, null, null, null],
     lookalikeOf: null,
     senderDomain: null,
     otherHosts: [],

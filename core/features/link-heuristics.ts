@@ -48,7 +48,7 @@ export function hostRun(s: ScanState, text: string, lower: string, start: number
     f.links++;
     noteLinkHost(f, host);
     if (s.settings.mostlyLinks && role === 'message' && start >= s.linkEnd) measureLink(s, lower, start, end);
-    if (s.settings.linkContext) reference = judgeLink(f, host, text, lower, hostStart, end);
+    if (s.settings.linkContext) reference = judgeLink(f, host, text, lower, hostStart, end, s.settings.linkAccountWords === true);
   }
   if (URL_SHORTENERS.has(host)) f.shortener = host;
   if (!s.settings.structure) return;
@@ -62,10 +62,10 @@ export function hostRun(s: ScanState, text: string, lower: string, start: number
 }
 
 /** Notes the kinds of the link to host (lower[start, end)); whether it is a reference whose host name is no feature of its own. */
-function judgeLink(f: Facts, host: string, text: string, lower: string, start: number, end: number): boolean {
+function judgeLink(f: Facts, host: string, text: string, lower: string, start: number, end: number, accountWords: boolean): boolean {
   // Same length unless lower-casing changed it (Turkish İ): then the capital-I trick cannot be read.
   const raw = text.length === lower.length ? text.slice(start, end) : host;
-  return isReference(noteLink(f, host, raw, lower.slice(end, end + 6)));
+  return isReference(noteLink(f, host, raw, lower.slice(end, end + 6), accountWords));
 }
 
 /**

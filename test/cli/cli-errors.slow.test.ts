@@ -3,8 +3,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../core/fs/repo-root.ts';
 import { cli } from './run-cli.ts';
+import { MODEL_VERSION_PATTERN } from '../../core/classifier/manifest.ts';
 
-const bundledModel = path.join('models', readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '');
+// Version folders only: `npm run train` leaves a serving record (serving.json) beside them, which sorts last.
+const bundledModel = path.join(
+  'models',
+  readdirSync(path.join(repoRoot, 'models'))
+    .filter((n) => MODEL_VERSION_PATTERN.test(n))
+    .sort()
+    .at(-1) ?? '',
+);
 const missing = path.join(repoRoot, 'test/fixtures/training/does-not-exist');
 
 describe('training CLIs on a missing path', () => {

@@ -2,12 +2,18 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MODEL_VERSION_PATTERN } from '../../core/classifier/manifest.ts';
 import { repoRoot } from '../../core/fs/repo-root.ts';
 import { cli, type CliResult } from './run-cli.ts';
 
 const evaluate = (args: string[]): Promise<CliResult> => cli('cli/evaluate.ts', args);
 
-const newest = readdirSync(path.join(repoRoot, 'models')).sort().at(-1) ?? '';
+// Version folders only: `npm run train` leaves a serving record (serving.json) beside them, which sorts last.
+const newest =
+  readdirSync(path.join(repoRoot, 'models'))
+    .filter((n) => MODEL_VERSION_PATTERN.test(n))
+    .sort()
+    .at(-1) ?? '';
 const bundledModel = path.join('models', newest);
 const tmp = mkdtempSync(path.join(tmpdir(), 'formguard-evaluate-cli-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

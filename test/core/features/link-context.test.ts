@@ -17,7 +17,11 @@ const before = new FeatureExtractor({
   linkContext: undefined,
   linkCounts: undefined,
   linkHostNames: undefined,
+  linkAccountWords: undefined,
+  linkOwnSite: undefined,
 });
+// The settings of the models trained with link kinds before a link to the sender's own domain was no kind of its own.
+const withOwnSite = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkOwnSite: undefined });
 
 function linkIds(x: FeatureExtractor, fields: Record<string, unknown>): string[] {
   return x.extract(fields).structure.filter((s) => s.startsWith('link') || s === 'shortener');
@@ -48,18 +52,20 @@ describe('links read by what they are', () => {
     expect(phrases(bugReport)).toEqual(['a link to a code-hosting or developer site (gist.github.com)']);
   });
 
-  it("tells a link to the sender's own domain from one elsewhere, wherever the address field is", () => {
+  it("tells a link to the sender's own domain from one elsewhere, wherever the address field is, for the models that read it", () => {
     const own = {
       message: 'Our stockist list is at https://shop.pennyworth-teas.co.uk/stockists - please add us.',
       email: 'orders@pennyworth-teas.co.uk',
     };
-    expect(linkIds(current, own)).toEqual(['link:own-site']);
-    expect(phrases(own)).toEqual(["a link to the sender's own site (shop.pennyworth-teas.co.uk)"]);
+    expect(linkIds(withOwnSite, own)).toEqual(['link:own-site']);
     const elsewhere = { ...own, email: 'orders@brightcargo.com' };
-    expect(linkIds(current, elsewhere)).toEqual(['link:other']);
+    expect(linkIds(withOwnSite, elsewhere)).toEqual(['link:other']);
     expect(phrases(elsewhere)).toEqual(["a link to a site other than the sender's (shop.pennyworth-teas.co.uk)"]);
     // A mail provider's domain is nobody's own site.
-    expect(linkIds(current, { email: 'x@gmail.com', message: 'see https://mail.google.com/x' })).not.toContain('link:own-site');
+    expect(linkIds(withOwnSite, { email: 'x@gmail.com', message: 'see https://mail.google.com/x' })).not.toContain('link:own-site');
+    // Today's defaults: anyone can send from the domain they link to, so that link is of no known kind like any other.
+    expect(linkIds(current, own)).toEqual(['link:other']);
+    expect(phrases(own)).toEqual(['a link to a site of no known kind (shop.pennyworth-teas.co.uk)']);
   });
 
   it('marks shorteners, throw-away endings, official and research hosts', () => {
@@ -72,10 +78,32 @@ describe('links read by what they are', () => {
     expect(linkIds(current, { message: 'Meet here https://www.google.com/maps/place/x' })).toEqual(['link:maps']);
   });
 
+  it("does not take a phisher's own domain, spelt with account words, for the sender's own site", () => {
+    const phish = {
+      email: 'notice@kontor-secure-login.com',
+      message: 'Your access was limited. Confirm your details at https://kontor-secure-login.com/verify within 24 hours.',
+    };
+    expect(linkIds(current, phish)).toEqual(['link:other', 'link:account-words']);
+    expect(phrases(phish)).toContain('a link to a host named with account or payment words (kontor-secure-login.com)');
+    const withAccountWords = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkOwnSite: undefined });
+    expect(linkIds(withAccountWords, phish)).toEqual(['link:account-words']);
+    // Models trained before this setting read it as they did: the sender's own site.
+    const earlier = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkAccountWords: undefined, linkOwnSite: undefined });
+    expect(linkIds(earlier, phish)).toEqual(['link:own-site']);
+    // A business's own domain without such words is still its own site there, and a reference host is never of that kind.
+    expect(
+      linkIds(withAccountWords, { email: 'jo@birchfield-joinery.com', message: 'Our work: https://birchfield-joinery.com/kitchens' }),
+    ).toEqual(['link:own-site']);
+    expect(linkIds(current, { message: 'Logs: https://gitlab.com/acme/login-service/-/issues/4' })).toEqual(['link:code']);
+  });
+
   it('names the brand a lookalike imitates', () => {
     const msg = { message: 'Your account is limited, verify at https://paypa1-secure.com/login now' };
-    expect(linkIds(current, msg)).toEqual(['link:lookalike']);
-    expect(phrases(msg)).toEqual(['a link to a lookalike of paypal.com (paypa1-secure.com)']);
+    expect(linkIds(current, msg)).toEqual(['link:lookalike', 'link:account-words']);
+    expect(phrases(msg)).toEqual([
+      'a link to a lookalike of paypal.com (paypa1-secure.com)',
+      'a link to a host named with account or payment words (paypa1-secure.com)',
+    ]);
     // The capital I typed for an l is read from the text as sent.
     expect(linkIds(current, { message: 'Payment failed: https://netfIix-billing.com/update' })).toContain('link:lookalike');
   });
