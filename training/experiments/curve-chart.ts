@@ -1,4 +1,5 @@
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
+import { panelAxes } from './panel-axes.ts';
 
 /** One site after N labels: the global model alone, and with the correction (or retrained) where measured. */
 export interface ChartPoint {
@@ -44,15 +45,7 @@ export function renderCurveSvg(points: readonly ChartPoint[], correction: string
       `<g transform="translate(${ox},0)">`,
       `<text x="${W / 2}" y="16" text-anchor="middle" font-weight="bold">${title}</text>`,
     ];
-    for (let i = 0; i <= 4; i++) {
-      const v = lo + ((hi - lo) * i) / 4;
-      out.push(
-        `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
-        `<text x="${pad.l - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`,
-      );
-    }
-    for (const n of steps) out.push(`<text x="${x(n)}" y="${H - pad.b + 16}" text-anchor="middle">${n}</text>`);
-    out.push(`<text x="${W / 2}" y="${H - 4}" text-anchor="middle">labels given (log scale)</text>`);
+    out.push(...panelAxes({ W, H, pad, steps, x }, y, lo, hi, fmt));
     for (const s of series) {
       const pts = steps
         .map((n) => {

@@ -1,4 +1,5 @@
 import { ACCOUNTS, type CustomerAccount, type CustomerPoint } from './customer-curve.ts';
+import { panelAxes } from './panel-axes.ts';
 
 const ROW_TITLE: Record<CustomerAccount, string> = {
   labelling: 'labelling account (labels as the data say)',
@@ -48,15 +49,7 @@ export function renderCustomerCurveSvg(points: readonly CustomerPoint[]): string
   ) => {
     const y = (v: number) => pad.t + (1 - (v - lo) / (hi - lo)) * (H - pad.t - pad.b);
     const out = [`<g transform="translate(${ox},${oy})">`, `<text x="${W / 2}" y="30" text-anchor="middle">${title}</text>`];
-    for (let i = 0; i <= 4; i++) {
-      const v = lo + ((hi - lo) * i) / 4;
-      out.push(
-        `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/>`,
-        `<text x="${pad.l - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`,
-      );
-    }
-    for (const n of steps) out.push(`<text x="${x(n)}" y="${H - pad.b + 16}" text-anchor="middle">${n}</text>`);
-    out.push(`<text x="${W / 2}" y="${H - 4}" text-anchor="middle">labels given (log scale)</text>`);
+    out.push(...panelAxes({ W, H, pad, steps, x }, y, lo, hi, fmt));
     at(a, metric).forEach((pts, i) => {
       const s = series[i]!;
       out.push(
