@@ -106,7 +106,6 @@ describe('a Redis Cluster master stopped mid-traffic', () => {
     let i = 0;
     // Some traffic while all is well.
     while (i < 10) answers.push(await flagged(i++));
-    const spooledBefore = await counter('formguard_review_spooled_total');
 
     // The master holding the queue and the account's counter crashes (SIGKILL by its PID); traffic goes on.
     await cluster.kill(victim);
@@ -126,8 +125,8 @@ describe('a Redis Cluster master stopped mid-traffic', () => {
     // Answers kept coming: limits counted in memory meanwhile (the documented fallback), never an error answer.
     expect(answers.map((a) => a.status).filter((s) => s !== 200)).toEqual([]);
     expect(limiterErrors.length).toBeGreaterThan(0);
-    // The queue was unreachable for a while: the spool took what it could not.
-    expect(await counter('formguard_review_spooled_total')).toBeGreaterThan(spooledBefore);
+    // Flagged submissions of the outage waited in memory for the store or went to the spool, by how long the
+    // failover took (a batch that outlives its timeout is spooled whole); either way none may be lost, below.
 
     // Nothing flagged is lost: every answered submission reaches the store (the spool drains into the new master).
     const ids = answers.map((a) => a.submissionId ?? '');
