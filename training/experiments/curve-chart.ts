@@ -1,5 +1,5 @@
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
-import { panelAxes } from './panel-axes.ts';
+import { legendSvg, panelAxes, seriesMarks } from './panel-svg.ts';
 
 /** One site after N labels: the global model alone, and with the correction (or retrained) where measured. */
 export interface ChartPoint {
@@ -56,14 +56,7 @@ export function renderCurveSvg(points: readonly ChartPoint[], correction: string
           return vals.length ? ([n, mean(vals.map((m) => m![metric]))] as const) : null;
         })
         .filter((p): p is readonly [number, number] => p !== null);
-      if (pts.length > 1)
-        out.push(
-          `<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
-        );
-      for (const [n, v] of pts)
-        out.push(
-          `<circle cx="${x(n).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${s.colour}"><title>${s.name}, ${n} labels: ${fmt(v)}</title></circle>`,
-        );
+      out.push(...seriesMarks({ W, H, pad, steps, x }, y, s, pts, fmt));
     }
     out.push('</g>');
     return out.join('\n');
@@ -74,12 +67,7 @@ export function renderCurveSvg(points: readonly ChartPoint[], correction: string
   const fprs = all('fpr');
   const f1lo = Math.max(0, Math.floor(Math.min(...f1s) * 10) / 10);
   const fprhi = Math.max(0.02, Math.ceil(Math.max(...fprs) * 50) / 50);
-  const legend = series
-    .map(
-      (s, i) =>
-        `<g transform="translate(${pad.l + i * 230},${H + 14})"><rect width="12" height="12" fill="${s.colour}"/><text x="16" y="10">${s.name}</text></g>`,
-    )
-    .join('\n');
+  const legend = legendSvg(series, pad.l, H + 14);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 50}" font-family="sans-serif" font-size="11">`,
     '<rect width="100%" height="100%" fill="white"/>',

@@ -1,5 +1,5 @@
 import { ACCOUNTS, type CustomerAccount, type CustomerPoint } from './customer-curve.ts';
-import { panelAxes } from './panel-axes.ts';
+import { legendSvg, panelAxes, seriesMarks } from './panel-svg.ts';
 
 const ROW_TITLE: Record<CustomerAccount, string> = {
   labelling: 'labelling account (labels as the data say)',
@@ -50,16 +50,7 @@ export function renderCustomerCurveSvg(points: readonly CustomerPoint[]): string
     const y = (v: number) => pad.t + (1 - (v - lo) / (hi - lo)) * (H - pad.t - pad.b);
     const out = [`<g transform="translate(${ox},${oy})">`, `<text x="${W / 2}" y="30" text-anchor="middle">${title}</text>`];
     out.push(...panelAxes({ W, H, pad, steps, x }, y, lo, hi, fmt));
-    at(a, metric).forEach((pts, i) => {
-      const s = series[i]!;
-      out.push(
-        `<polyline fill="none" stroke="${s.colour}" stroke-width="2" points="${pts.map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}"/>`,
-        ...pts.map(
-          ([n, v]) =>
-            `<circle cx="${x(n).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3.5" fill="${s.colour}"><title>${s.name}, ${n} labels: ${fmt(v)}</title></circle>`,
-        ),
-      );
-    });
+    at(a, metric).forEach((pts, i) => out.push(...seriesMarks({ W, H, pad, steps, x }, y, series[i]!, pts, fmt)));
     out.push('</g>');
     return out.join('\n');
   };
@@ -70,12 +61,7 @@ export function renderCustomerCurveSvg(points: readonly CustomerPoint[]): string
       panel(W, r * H, 'legitimate comments flagged (mean)', a, 'fpr', 0, fprhi, (v) => `${(100 * v).toFixed(1)}%`),
     ].join('\n'),
   );
-  const legend = series
-    .map(
-      (s, i) =>
-        `<g transform="translate(${pad.l + i * 230},${2 * H + 14})"><rect width="12" height="12" fill="${s.colour}"/><text x="16" y="10">${s.name}</text></g>`,
-    )
-    .join('\n');
+  const legend = legendSvg(series, pad.l, 2 * H + 14);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${2 * H + 40}" font-family="sans-serif" font-size="11">`,
     '<rect width="100%" height="100%" fill="white"/>',
