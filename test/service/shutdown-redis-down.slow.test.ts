@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../core/fs/repo-root.ts';
 import { sha256Hex } from '../../service/tenants/key.ts';
 import { freePort } from '../support/free-port.ts';
+import { postVerify } from '../support/post-verify.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 // The real server with REDIS_URL pointing at a port nothing listens on (Redis down), every verdict flagged for
@@ -15,35 +16,13 @@ const CLIENTS = 32;
 const LOAD_MS = 4_000;
 const KEY = 'shutdown-test-key';
 
-function post(port: number, agent: Agent, body: string): Promise<{ status: number; submissionId?: string } | { error: string }> {
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/v1/verify',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => {
-          let submissionId: string | undefined;
-          try {
-            submissionId = (JSON.parse(text) as { submissionId?: string }).submissionId;
-          } catch {
-            submissionId = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, ...(submissionId === undefined ? {} : { submissionId }) });
-        });
-        res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
-    req.end(body);
-  });
+/** The submissionId of a verify answer's body, if it is JSON that has one. */
+function submissionIdOf(body: string): string | undefined {
+  try {
+    return (JSON.parse(body) as { submissionId?: string }).submissionId;
+  } catch {
+    return undefined;
+  }
 }
 
 describe('SIGTERM after a saturated run with Redis down', () => {
@@ -111,10 +90,11 @@ describe('SIGTERM after a saturated run with Redis down', () => {
               formId: 'contact',
               payload: { name: `Sender ${c}`, message: `Hello, could you send me a quote for ${n} oak chairs? Client ${c}` },
             });
-            const r = await post(port, agent, body);
+            const r = await postVerify(port, agent, body);
             if ('error' in r) return;
             statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-            if (r.status === 200 && r.submissionId !== undefined) flagged.add(r.submissionId);
+            const submissionId = r.status === 200 ? submissionIdOf(r.body) : undefined;
+            if (submissionId !== undefined) flagged.add(submissionId);
           }
         } finally {
           agent.destroy();

@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../core/fs/repo-root.ts';
 import { freePort } from '../support/free-port.ts';
+import { postVerify } from '../support/post-verify.ts';
 
 // The real server (service/server.ts with close-with-grace) under closed-loop keep-alive load gets SIGTERM. Every
 // request a client sends must be answered; the only acceptable failure is a refused new connection once the
@@ -15,30 +16,6 @@ const BODY = JSON.stringify({
   formId: 'contact',
   payload: { name: 'Ada', message: 'Hello, could you send me a quote for 20 oak chairs?' },
 });
-
-type Outcome = { status: number; close: boolean } | { error: string };
-
-function post(port: number, agent: Agent): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/v1/verify',
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', origin: 'http://localhost:8080' },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, close: res.headers.connection === 'close' }));
-        res.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
-    req.end(BODY);
-  });
-}
 
 async function oneRun(): Promise<{
   answered: number;
@@ -77,7 +54,7 @@ async function oneRun(): Promise<{
         // Closed loop, bounded: until the server refuses a new connection (its listener closed), or 2,000 requests.
         for (let n = 0; n < 2_000; n++) {
           const sentAfterSignal = signalled;
-          const r = await post(port, agent);
+          const r = await postVerify(port, agent, BODY);
           if ('error' in r) {
             if (r.error === 'ECONNREFUSED') return;
             errors.set(r.error, (errors.get(r.error) ?? 0) + 1);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterAll } from 'vitest';
 
 /** The Redis every integration test uses: TEST_REDIS_URL, or the local one. Suites keep to key prefixes of their own. */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -29,4 +30,34 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+}
+
+export interface TestRedis {
+  /** A connection to REDIS_URL, closed after the file's tests. */
+  readonly redis: Redis;
+  /** A new prefix of the file's own (testPrefix(name)), its keys deleted after the file's tests. */
+  prefix(): string;
+}
+
+/**
+ * The shared Redis for one test file, with key prefixes handed out by `prefix()`. Call it at the top of the file: it
+ * registers the afterAll that deletes every key under each prefix handed out (never a FLUSHDB) and then closes the
+ * connection. Vitest runs after-hooks last registered first (sequence.hooks "stack", the default), so an afterAll the
+ * file registers after this call (closing a worker or a queue that still writes under a prefix) runs before it.
+ */
+export function useTestRedis(name: string): TestRedis {
+  const redis = new Redis(REDIS_URL);
+  const prefixes: string[] = [];
+  afterAll(async () => {
+    for (const p of prefixes) await deleteKeys(redis, p);
+    redis.disconnect();
+  });
+  return {
+    redis,
+    prefix() {
+      const prefix = testPrefix(name);
+      prefixes.push(prefix);
+      return prefix;
+    },
+  };
 }

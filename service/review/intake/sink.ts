@@ -24,12 +24,11 @@ export interface QueueSinkOptions {
   readonly metrics: ReviewMetrics;
   readonly log: Logger;
   /**
-   * Stores a batch of flagged jobs in the review store (the store's ingestMany). When given, jobs go there directly, in
-   * batches (one script call per account and batch), and the queue only carries the spool's replays; without it,
-   * every job goes through the queue.
+   * Stores a batch of flagged jobs in the review store (the store's ingestMany): jobs go there directly, in batches
+   * (one script call per account and batch), and the queue only carries the spool's replays.
    */
-  readonly ingest?: (jobs: readonly ReviewJob[]) => Promise<unknown>;
-  /** Longest wait for one add or ingest (a batch of jobs) before its jobs go to the spool instead. */
+  readonly ingest: (jobs: readonly ReviewJob[]) => Promise<unknown>;
+  /** Longest wait for one ingest (a batch of jobs) or one replay's add before its jobs go to the spool (again). */
   readonly addTimeoutMs?: number;
   /** How often the spool is retried (it is also drained whenever the connection becomes ready). */
   readonly drainIntervalMs?: number;
@@ -53,13 +52,6 @@ export interface QueueSinkOptions {
 export const MAX_WAITING = 5_000;
 /** Jobs per spool write (one write and one fsync each). */
 const SPOOL_BATCH = 1_000;
-/**
- * Most jobs one queue add carries: the jobs flagged within one event-loop turn go to Redis in one pipeline of BullMQ
- * add scripts (addBulk), at most this many at once, so one round trip per batch instead of one per job, and what Redis
- * and the process hold for one call stays bounded (ADD_BATCH × BODY_LIMIT of job data). Small, because Redis runs a
- * pipeline's scripts back to back, ahead of the rate limiter's call a verify request waits on.
- */
-export const ADD_BATCH = 16;
 /**
  * Most jobs one direct ingest carries (the store splits it further per account, INGEST_BATCH per script call). One
  * ingest is under way at a time; jobs flagged meanwhile wait in memory (counted in MAX_WAITING) and go in the next one,
@@ -94,18 +86,15 @@ export class QueueReviewSink implements ReviewSink {
   readonly #dropLog = { at: -Infinity, count: 0 };
   #drain: Promise<void> | undefined;
   /**
-   * Jobs flagged within one turn (or while the previous batch was under way), stored or added together; each resolves
-   * or rejects with its batch.
+   * Jobs flagged within one turn (or while the previous batch was under way), stored together; each resolves or rejects
+   * with its batch.
    */
   readonly #adds: TurnBatch<ReviewJob>;
 
   constructor(options: QueueSinkOptions) {
     this.#o = options;
     const ingest = options.ingest;
-    this.#adds =
-      ingest === undefined
-        ? new TurnBatch<ReviewJob>((jobs) => this.#call(() => this.#o.queue.addBulk(this.#queueJobs(jobs))), ADD_BATCH)
-        : new TurnBatch<ReviewJob>((jobs) => this.#call(() => ingest(jobs)), { maxBatch: INGEST_BATCH_JOBS, maxFlushing: 1 });
+    this.#adds = new TurnBatch<ReviewJob>((jobs) => this.#call(() => ingest(jobs)), { maxBatch: INGEST_BATCH_JOBS, maxFlushing: 1 });
     options.connection.on('ready', this.#onReady);
     this.#timer = setInterval(() => void this.drain(), options.drainIntervalMs ?? 5_000);
     this.#timer.unref();
@@ -239,7 +228,7 @@ export class QueueReviewSink implements ReviewSink {
       await this.#adds.add(job);
       this.#o.metrics.queued.inc();
     } catch (err) {
-      // A failed batch is spooled whole, even the jobs of it Redis may have added: a replay of one is a no-op (job id).
+      // A failed batch is spooled whole, even the jobs of it Redis may have stored: the store ingests one again as a no-op.
       const spooled = await this.#spool(job);
       if (this.#abandoned) return;
       if (spooled.ok) {

@@ -1,11 +1,10 @@
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import { ReviewSpool } from '../../../../service/review/intake/spool.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { syncDir } from '../../../../core/fs/sync-dir.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { useTestRedis } from '../../../support/redis.ts';
 import { fakeJob } from '../../../service/review/helpers.ts';
 import { silent } from '../../../support/logs.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
@@ -18,19 +17,13 @@ vi.mock('../../../../core/fs/sync-dir.ts', async (importOriginal) => {
 });
 const synced = vi.mocked(syncDir);
 
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
+const keys = useTestRedis('durable');
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 
 beforeEach(async () => {
   synced.mockClear();
   tmp = await tempDir('durable');
   return () => tmp.remove();
-});
-
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
 });
 
 describe('the spool', () => {
@@ -60,9 +53,7 @@ describe('the spool', () => {
 describe('labels:export', () => {
   /** Exports one fresh label into `labelsDir` and expects `tmp.dir` fsync'd before the label is acknowledged. */
   async function expectSyncedBeforeAcknowledged(labelsDir: string): Promise<void> {
-    const prefix = testPrefix('durable');
-    prefixes.push(prefix);
-    const store = new ReviewStore(redis, { prefix, retentionDays: 30 });
+    const store = new ReviewStore(keys.redis, { prefix: keys.prefix(), retentionDays: 30 });
     const job = fakeJob({ accountId: 'acme' });
     await store.items.ingest(job);
     await store.labels.label('acme', job.submissionId, 'spam', 'alice');

@@ -1,18 +1,17 @@
 import { chmod, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { eraseLabels } from '../../../../cli/lib/label-files/erase-labels.ts';
 import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../../../cli/lib/label-files/export-labels.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { loadDataDir } from '../../../../training/data/loaders.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { useTestRedis } from '../../../support/redis.ts';
 import { fakeJob } from '../../../service/review/helpers.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
+const keys = useTestRedis('erase');
+const redis = keys.redis;
 let store: ReviewStore;
 let out: Awaited<ReturnType<typeof tempDir>>;
 /** The labels folder: `labels/` of a data folder of its own, which loadDataDir can read. */
@@ -21,18 +20,11 @@ let dir: string;
 let clock = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 43_200_000;
 
 beforeEach(async () => {
-  const prefix = testPrefix('erase');
-  prefixes.push(prefix);
-  store = new ReviewStore(redis, { prefix, retentionDays: 30, now: () => (clock += 1000) });
+  store = new ReviewStore(redis, { prefix: keys.prefix(), retentionDays: 30, now: () => (clock += 1000) });
   out = await tempDir('erase');
   dir = path.join(out.dir, 'labels');
   await mkdir(dir);
   return () => out.remove();
-});
-
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
 });
 
 /** The folder's files and their text, by name (but the lock). */

@@ -2,32 +2,24 @@ import { spawnSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_LOCK, ExportBusyError, exportLabels, exportLine } from '../../../../cli/lib/label-files/export-labels.ts';
 import type { ExportLedger, UnexportedLabel } from '../../../../service/review/store/export-ledger.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { latestLabels, loadDataDir, loadJsonl } from '../../../../training/data/loaders.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { useTestRedis } from '../../../support/redis.ts';
 import { fakeJob } from '../../../service/review/helpers.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
+const keys = useTestRedis('export');
+const redis = keys.redis;
 let store: ReviewStore;
 let out: Awaited<ReturnType<typeof tempDir>>;
 
 beforeEach(async () => {
-  const prefix = testPrefix('export');
-  prefixes.push(prefix);
-  store = new ReviewStore(redis, { prefix, retentionDays: 30 });
+  store = new ReviewStore(redis, { prefix: keys.prefix(), retentionDays: 30 });
   out = await tempDir('labels');
   return () => out.remove();
-});
-
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
 });
 
 async function lines(dir: string): Promise<Record<string, unknown>[]> {
@@ -216,7 +208,7 @@ describe('labels:export after an undo', () => {
   // From noon (UTC) today, so a test's labels never straddle midnight into two date files; every label and undo a
   // second after the one before, so no two labels of an item share a labelledAt.
   let clock = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 43_200_000;
-  const timed = () => new ReviewStore(redis, { prefix: prefixes.at(-1) ?? '', retentionDays: 30, now: () => (clock += 1000) });
+  const timed = () => new ReviewStore(redis, { prefix: store.keys.prefix, retentionDays: 30, now: () => (clock += 1000) });
 
   it('writes the withdrawal of an exported label once, beside its label line, across export runs', async () => {
     const s = timed();
@@ -334,7 +326,7 @@ describe('labels:export after an undo', () => {
     // A clock that stands still: every label and undo of these tests happens in the same millisecond.
     const frozen = () => {
       const at = (clock += 1000);
-      return new ReviewStore(redis, { prefix: prefixes.at(-1) ?? '', retentionDays: 30, now: () => at });
+      return new ReviewStore(redis, { prefix: store.keys.prefix, retentionDays: 30, now: () => at });
     };
     const trained = async (file: string) => latestLabels(loadJsonl(file, 'labels')).map((r) => r.label);
     /** Where each of these tests starts: one acme submission, labelled spam by alice; `file` is where her line goes. */

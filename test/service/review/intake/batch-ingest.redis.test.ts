@@ -12,20 +12,18 @@ import { reviewMetrics } from '../../../../service/review/metrics.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import { SCRIPTS } from '../../../../service/review/store/scripts.ts';
 import { silent } from '../../../support/logs.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { REDIS_URL, useTestRedis } from '../../../support/redis.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 import { until } from '../../../support/until.ts';
 import { fakeJob } from '../helpers.ts';
 
 // Flagged submissions go from the sink to the review store in batches: the jobs of one turn in one script call per
 // account; a batch Redis refuses goes to the spool whole, and its replay (through the queue) stores each job once.
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
+const keys = useTestRedis('batch-ingest');
 const cleanups: Array<() => Promise<unknown>> = [];
+// Registered after useTestRedis's, so it runs before the keys are deleted (after-hooks run last registered first).
 afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
 });
 
 /** The connection with its script calls counted by script, as Redis would see them (EVALSHA and the EVAL fallback). */
@@ -54,8 +52,7 @@ function distinctText(): string {
 }
 
 async function setup(ingest?: (store: ReviewStore, jobs: readonly ReviewJob[]) => Promise<unknown>) {
-  const prefix = testPrefix('batch-ingest');
-  prefixes.push(prefix);
+  const prefix = keys.prefix();
   const { client, calls } = countingRedis();
   // The sink spools while its connection is not ready yet.
   await client.ping();

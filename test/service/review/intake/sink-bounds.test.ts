@@ -29,6 +29,7 @@ async function metric(registry: Registry, name: string, reason?: string): Promis
 function sink(spool: ReviewSpool, registry: Registry, extra: Partial<ConstructorParameters<typeof QueueReviewSink>[0]> = {}) {
   return new QueueReviewSink({
     queue: noQueue,
+    ingest: () => Promise.reject(new Error('never reached: Redis is down')),
     connection: down,
     spool,
     policy: { band: 1, sampleRate: 1 },

@@ -52,6 +52,7 @@ describe('the spool on a disk that fills up', () => {
     const spool = new ReviewSpool(spoolDir, 1 << 20, log.logger);
     const sink = new QueueReviewSink({
       queue: {} as never, // never reached: Redis is down
+      ingest: () => Promise.reject(new Error('never reached: Redis is down')),
       connection: Object.assign(new EventEmitter(), { status: 'reconnecting' }) as never,
       spool,
       policy: { band: 0.75, sampleRate: 0 },

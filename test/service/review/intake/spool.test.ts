@@ -144,6 +144,7 @@ describe('the sink while Redis is unreachable', () => {
     const connection = Object.assign(new EventEmitter(), { status: 'reconnecting' });
     const sink = new QueueReviewSink({
       queue: {} as never, // never reached: the connection is down
+      ingest: () => Promise.reject(new Error('never reached: the connection is down')),
       connection: connection as never,
       spool,
       policy: { band: 0.75, sampleRate: 0 },

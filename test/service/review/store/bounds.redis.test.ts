@@ -1,26 +1,19 @@
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import type { StoreOptions } from '../../../../service/review/store/context.ts';
 import { EVICT_PER_INGEST, TRIM_PER_CALL } from '../../../../service/review/store/items.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { useTestRedis } from '../../../support/redis.ts';
 import { fakeJob } from '../helpers.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 
 // What the review store keeps per submission is bounded per account by a count as well as by an age: what falls out is
 // deleted in the script that writes, and every structure of an evicted or dropped item goes with it.
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
-});
+const keys = useTestRedis('bounds');
+const redis = keys.redis;
 
 function newStore(opts: Partial<StoreOptions> = {}): ReviewStore {
-  const prefix = testPrefix('bounds');
-  prefixes.push(prefix);
-  return new ReviewStore(redis, { prefix, retentionDays: 30, keepFieldsDays: 3, ...opts });
+  return new ReviewStore(redis, { prefix: keys.prefix(), retentionDays: 30, keepFieldsDays: 3, ...opts });
 }
 
 /** The same data under other settings: a restart with a lowered cap. */

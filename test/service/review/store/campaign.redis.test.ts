@@ -1,24 +1,17 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exportLabels } from '../../../../cli/lib/label-files/export-labels.ts';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { useTestRedis } from '../../../support/redis.ts';
 import { fakeJob } from '../helpers.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
-});
+const keys = useTestRedis('campaign');
+const redis = keys.redis;
 
 function newStore(opts: { campaignWindowMs?: number; maxPending?: number; onEvicted?: (n: number) => void } = {}): ReviewStore {
-  const prefix = testPrefix('campaign');
-  prefixes.push(prefix);
-  return new ReviewStore(redis, { prefix, retentionDays: 30, ...opts });
+  return new ReviewStore(redis, { prefix: keys.prefix(), retentionDays: 30, ...opts });
 }
 
 describe('a spam flood to one account', () => {

@@ -1,22 +1,15 @@
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReviewStore } from '../../../../service/review/store/review-store.ts';
 import type { StoreOptions } from '../../../../service/review/store/context.ts';
 import { fakeJob } from '../helpers.ts';
-import { deleteKeys, REDIS_URL, testPrefix } from '../../../support/redis.ts';
+import { useTestRedis } from '../../../support/redis.ts';
 import { floodFields, VARIED_MESSAGES } from '../near-flood.ts';
 
-const redis = new Redis(REDIS_URL);
-const prefixes: string[] = [];
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeys(redis, p);
-  redis.disconnect();
-});
+const keys = useTestRedis('near');
+const redis = keys.redis;
 
 function newStore(opts: Partial<StoreOptions> = {}): ReviewStore {
-  const prefix = testPrefix('near');
-  prefixes.push(prefix);
-  return new ReviewStore(redis, { prefix, retentionDays: 30, campaignWindowMs: 600_000, ...opts });
+  return new ReviewStore(redis, { prefix: keys.prefix(), retentionDays: 30, campaignWindowMs: 600_000, ...opts });
 }
 
 const flood = (n: number) => Array.from({ length: n }, (_, i) => fakeJob({ fields: floodFields(i) }));
