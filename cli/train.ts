@@ -9,14 +9,16 @@ import { comparisonWithActive, keepWhatServes } from '../training/lifecycle/comp
 import { DEFAULT_HOLDOUT_DIR } from '../training/data/holdout.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../training/pipeline.ts';
 
-const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--epochs 12] [--target-fpr 0.01]
+const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--training-seed <seed>] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
-                  [--nb-alpha 0.5] [--nb-mix 0.5] [--holdout training/holdout]
+                  [--nb-alpha 0.5] [--nb-mix 0.5] [--source-weights forms=6] [--holdout training/holdout]
 Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
 manifest.json, report.md, trained-on.txt) and prints the test metrics, then compares it with the model that serves
 on the test split less every record that model trained on (saying how many records that left). A record's side
 (train / validation / test) is a hash of its normalised text and the seed: adding data never moves a test record
-into training. A data record whose text is in a --holdout file is never trained on. It does not change what serves: \`npm run models -- promote <version>\` does. --nb-mix 1 trains plain logistic regression
+into training. --training-seed (default --seed) changes only the training's folds and example order, on the same
+split: what retraining alone moves. A data record whose text is in a --holdout file is never trained on. It does not change what serves: \`npm run models -- promote <version>\` does. --source-weights weighs each record by its source, or by
+<source>:<label> when given (e.g. forms=6,forms:legitimate=9). --nb-mix 1 trains plain logistic regression
 instead of NB-LR (naive-Bayes feature scaling). Without --backend: tensorflow when @tensorflow/tfjs-node
 is installed, else wasm.`;
 
@@ -25,6 +27,7 @@ function parseCommandLine(argv: string[]) {
     data: { type: 'string', default: 'data' },
     out: { type: 'string', default: 'models' },
     seed: { type: 'string', default: '42' },
+    'training-seed': { type: 'string' },
     epochs: { type: 'string', default: '12' },
     'target-fpr': { type: 'string', default: '0.01' },
     'batch-size': { type: 'string', default: '64' },
@@ -32,6 +35,7 @@ function parseCommandLine(argv: string[]) {
     l2: { type: 'string', default: '1e-7' },
     'nb-alpha': { type: 'string', default: String(DEFAULT_NB_SCALING.alpha) },
     'nb-mix': { type: 'string', default: String(DEFAULT_NB_SCALING.mix) },
+    'source-weights': { type: 'string' },
     backend: { type: 'string' },
     holdout: { type: 'string', default: DEFAULT_HOLDOUT_DIR },
   });
@@ -45,6 +49,19 @@ function num(values: Flags, name: keyof Flags, min: number, max: number, integer
     throw new UsageError(`--${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${String(values[name])}`);
   }
   return v;
+}
+
+/** `forms=6,forms:legitimate=9`: a weight per source, or per source and label. */
+function sourceWeights(spec: string | undefined): Readonly<Record<string, number>> {
+  if (spec === undefined) return DEFAULT_SOURCE_WEIGHTS;
+  const out: Record<string, number> = {};
+  for (const part of spec.split(',')) {
+    const m = /^([a-z0-9_-]+(?::(?:spam|legitimate))?)=(\d+(?:\.\d+)?)$/.exec(part.trim());
+    if (m === null || !(Number(m[2]) > 0))
+      throw new UsageError(`--source-weights takes <source>[:spam|:legitimate]=<positive number>, comma-separated; got ${part}`);
+    out[m[1] as string] = Number(m[2]);
+  }
+  return out;
 }
 
 function backend(name: string | undefined): BackendName | undefined {
@@ -83,12 +100,13 @@ async function run(argv: string[]): Promise<void> {
     dataDir: path.resolve(values.data),
     outDir: path.resolve(values.out),
     seed: num(values, 'seed', 0, 2 ** 31, true),
+    ...(values['training-seed'] === undefined ? {} : { trainingSeed: num(values, 'training-seed', 0, 2 ** 31, true) }),
     epochs: num(values, 'epochs', 1, 1000, true),
     targetFpr: num(values, 'target-fpr', 0, 0.5),
     batchSize: num(values, 'batch-size', 1, 4096, true),
     learningRate: num(values, 'learning-rate', 1e-6, 10),
     l2: num(values, 'l2', 0, 1),
-    sourceWeights: DEFAULT_SOURCE_WEIGHTS,
+    sourceWeights: sourceWeights(values['source-weights']),
     nbScaling: nbMix === 1 ? null : { alpha: num(values, 'nb-alpha', 1e-6, 1000), mix: nbMix },
     backend: backend(values.backend),
     holdoutDir: path.resolve(values.holdout),

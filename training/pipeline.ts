@@ -25,7 +25,13 @@ import { DEFAULT_CORRECTION_SETTINGS, fitAccountCorrections, type CorrectionSett
 export interface TrainingOptions {
   readonly dataDir: string;
   readonly outDir: string;
+  /** The split's seed: which side (train / validation / test) each record falls on. */
   readonly seed: number;
+  /**
+   * The training's seed (out-of-fold folds and the order of examples); default `seed`. Another value retrains on the
+   * same split: the difference between two such models is what retraining alone moves (docs/model.md, batch 13).
+   */
+  readonly trainingSeed?: number;
   readonly epochs: number;
   readonly batchSize: number;
   readonly learningRate: number;
@@ -48,6 +54,11 @@ export interface TrainingOptions {
 
 /** Source weights: forms are the target domain; 6 beat 3 and 10 on validation (forms F1/AUC without costing the public sets). */
 export const DEFAULT_SOURCE_WEIGHTS: Readonly<Record<string, number>> = { forms: 6 };
+
+/** A record's weight from the source weights: `<source>:<label>` (e.g. `forms:legitimate`) before `<source>`, else 1. */
+export function sourceWeight(weights: Readonly<Record<string, number>>, source: string, label: 'spam' | 'legitimate'): number {
+  return weights[`${source}:${label}`] ?? weights[source] ?? 1;
+}
 
 /**
  * NB-LR beat plain logistic regression on all three sources over ten random splits (seeds 1-10, none of them the
@@ -198,7 +209,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
       test: evaluate(baselineTest, baseline.threshold),
     },
     parameters: {
-      seed: opts.seed,
+      seed: opts.trainingSeed ?? opts.seed,
       epochs: opts.epochs,
       batchSize: opts.batchSize,
       learningRate: opts.learningRate,
@@ -270,13 +281,13 @@ function fit(extractor: FeatureExtractor, split: Split, opts: TrainingOptions, p
   const examples: TrainingExample[] = pool.map((r) => ({
     ...extractor.extractCopy(r.fields),
     label: r.label === 'spam' ? 1 : 0,
-    weight: r.weight * (opts.sourceWeights[r.source] ?? 1),
+    weight: r.weight * sourceWeight(opts.sourceWeights, r.source, r.label),
   }));
   const labels = examples.map((e) => e.label);
   // Fold k holds every k-th record of a seeded shuffle; each record is scored by the model trained without its fold.
   const order = shuffleInPlace(
     pool.map((_, i) => i),
-    seededRandom(opts.seed ^ 0x5eed),
+    seededRandom((opts.trainingSeed ?? opts.seed) ^ 0x5eed),
   );
   const foldOf = new Int32Array(pool.length);
   order.forEach((idx, pos) => (foldOf[idx] = pos % OUT_OF_FOLD_FOLDS));
@@ -312,7 +323,7 @@ function trainScorer(extractor: FeatureExtractor, plain: TrainingExample[], opts
     batchSize: opts.batchSize,
     learningRate: opts.learningRate,
     l2: opts.l2,
-    seed: opts.seed,
+    seed: opts.trainingSeed ?? opts.seed,
     onEpoch: (e, loss) => opts.log(`${phase}: epoch ${e}/${opts.epochs} loss ${loss.toFixed(4)}`),
     onBatch: (done, total) => opts.progress?.(done, total, phase),
   });

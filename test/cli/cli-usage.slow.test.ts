@@ -23,6 +23,11 @@ describe('npm run train with a bad command line', () => {
     [['--epoch', '2'], "train: Unknown option '--epoch'"],
     [['--seed=-1'], 'train: --seed must be an integer from 0 to 2147483648, got -1'],
     [['--backend', 'foo'], 'train: --backend must be one of wasm|cpu|tensorflow, got foo'],
+    [['--training-seed', 'x'], 'train: --training-seed must be an integer from 0 to 2147483648, got x'],
+    [
+      ['--source-weights', 'forms=6,forms:ham=9'],
+      'train: --source-weights takes <source>[:spam|:legitimate]=<positive number>, comma-separated; got forms:ham=9',
+    ],
   ])(
     '%j: one line naming the problem, then the usage, exit 2',
     async (args, message) => {

@@ -10,7 +10,7 @@ import { fitPlatt, thresholdForFpr, type Platt } from '../model/calibrate.ts';
 import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import { binaryMetrics } from '../model/metrics.ts';
 import type { BinaryMetrics } from '../../core/classifier/manifest.ts';
-import { DEFAULT_SOURCE_WEIGHTS, DEFAULT_NB_SCALING } from '../pipeline.ts';
+import { DEFAULT_SOURCE_WEIGHTS, DEFAULT_NB_SCALING, sourceWeight } from '../pipeline.ts';
 import type { BaseFamily, DerivedFamily, Logits, TrainSettings } from './families.ts';
 import { protocolSites, readFormMeta, type Site } from './sites.ts';
 import { learningCurve, type CurvePoint } from './learning-curve.ts';
@@ -82,7 +82,7 @@ export function toExample(extractor: FeatureExtractor, r: LabelledRecord, source
   return {
     ...extractor.extractCopy(r.fields),
     label: r.label === 'spam' ? 1 : 0,
-    weight: r.weight * (sourceWeights[r.source] ?? 1),
+    weight: r.weight * sourceWeight(sourceWeights, r.source, r.label),
     source: r.source,
   };
 }
