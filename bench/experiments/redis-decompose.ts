@@ -1,4 +1,4 @@
-// npx tsx bench/experiments/redis-decompose.ts [--rounds N] [--seconds S] [--base <checkout>] [--only a,b,...]
+// npx tsx bench/experiments/redis-decompose.ts [--rounds N] [--seconds S] [--base <rev>] [--only a,b,...] [--slowlog]
 // Where Redis mode's cost goes, in one run: the embedded service and three Redis-mode services loaded in turn on the
 // mixed stream of `npm run bench -- --redis-vs-embedded` (realistic bodies, half spam, each text distinct):
 //   limiter  Redis mode with the review store's two writes switched off: the rate limiter's round trip per request
@@ -12,7 +12,9 @@
 // bundled as `npm run build` bundles the server. Redis is a private redis-server started here (its CPU readable).
 // Per round and target: req/s, p99, and CPU time per request of the service, of redis-server and of this process (the
 // load generator), all from /proc; after a Redis-mode round the script waits until the service holds nothing in
-// memory for Redis, and counts that wait's CPU too. Results: bench/results/<date>-redis-decompose.json.
+// memory for Redis, and counts that wait's CPU too. Redis's time by command over the rounds (INFO commandstats) goes
+// to <date>-redis-decompose-commandstats.json; --slowlog adds a 3 s load of `full` with Redis's slow log at a threshold
+// of 0, for its time by script. Results: bench/results/<date>-redis-decompose.json.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -83,10 +85,14 @@ async function main(): Promise<void> {
   });
   const redisPid = redisServer.pid as number;
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  // Until the server listens; a refused connection while it starts is expected, not worth an error event's stack.
+  const quiet = () => undefined;
+  client.on('error', quiet);
   for (let i = 0; ; i++) {
     try {
-      await client.ping();
+      await client.connect();
+      client.off('error', quiet);
       break;
     } catch (err) {
       if (i > 50) throw err;
