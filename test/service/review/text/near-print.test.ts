@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_SHARED, nearPrint, sharedValues, type NearPrint } from '../../../../service/review/text/near-print.ts';
+import { FNV_OFFSET, hashString } from '../../../../core/features/hash.ts';
+import {
+  BANDS,
+  MIN_SHARED,
+  MIN_WORDS,
+  nearPrint,
+  nearPrintOfWords,
+  ROWS,
+  sharedValues,
+  SIGNATURE_SIZE,
+  type NearPrint,
+} from '../../../../service/review/text/near-print.ts';
+import { searchWords } from '../../../../service/review/text/words.ts';
 import { floodFields, VARIED_MESSAGES } from '../near-flood.ts';
 
 /** Grouped as the store groups them: a shared band nominates, MIN_SHARED signature values decide. */
@@ -13,7 +25,62 @@ function print(formId: string, fields: Record<string, unknown>): NearPrint {
   return p;
 }
 
+/** The fingerprint as first defined, written plainly (a Set of shingle hashes, each joined pair hashed as text): the reference. */
+function plainPrint(formId: string, words: readonly string[]): NearPrint | undefined {
+  const fnv = (text: string, seed = FNV_OFFSET) => hashString(text, seed) >>> 0;
+  const mix = (x: number) => {
+    let h = x >>> 0;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b) >>> 0;
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35) >>> 0;
+    h ^= h >>> 16;
+    return h >>> 0;
+  };
+  const seeds = Array.from({ length: SIGNATURE_SIZE }, (_, i) => mix(0x9e3779b9 + i * 0x7f4a7c15));
+  const inAddress = new Set(words.filter((w) => w.includes('@')).flatMap((w) => w.split(/[@.]/)));
+  const tokens = [
+    ...words.filter((w) => w.includes('@')).map(() => '@'),
+    ...words.filter((w) => !w.includes('@') && !inAddress.has(w)).map((w) => (/\p{N}/u.test(w) ? '#' : w)),
+  ];
+  if (tokens.filter((t) => t !== '#' && t !== '@').length < MIN_WORDS) return undefined;
+  const shingles = new Set<number>();
+  tokens.forEach((t, i) => {
+    shingles.add(fnv(t));
+    if (i + 1 < tokens.length) shingles.add(fnv(`${t} ${tokens[i + 1] as string}`));
+  });
+  const hex = seeds.map((seed) =>
+    Math.min(...[...shingles].map((s) => mix(s ^ seed)))
+      .toString(16)
+      .padStart(8, '0'),
+  );
+  const form = fnv1Hex(fnv(formId));
+  const bands = Array.from(
+    { length: BANDS },
+    (_, b) => `${b}:${fnv(hex.slice(b * ROWS, (b + 1) * ROWS).join(''), fnv(form)).toString(16)}`,
+  );
+  return { signature: hex.join(''), bands };
+}
+
+function fnv1Hex(x: number): string {
+  return x.toString(16).padStart(8, '0');
+}
+
 describe('the near-duplicate fingerprint', () => {
+  it('is, value for value, the plain MinHash definition (signatures stored before must still match)', () => {
+    const texts = [
+      ...VARIED_MESSAGES,
+      ...Array.from({ length: 20 }, (_, i) => Object.values(floodFields(i)).join(' ')),
+      'Ünïcode façade naïve résumé coöperate 日本語 テキスト ½ ² ٣ order 4711 contact me at jane.doe@example.org or bob@x.co now please',
+      Array.from({ length: 200 }, (_, i) => `w${i % 37}x ${'zq'.repeat(1 + (i % 5))}`).join(' '),
+    ];
+    for (const text of texts) {
+      const words = searchWords({ message: text });
+      expect(nearPrintOfWords('contact', words)).toEqual(plainPrint('contact', words));
+    }
+    expect(texts.filter((t) => plainPrint('contact', searchWords({ message: t })) !== undefined).length).toBeGreaterThan(20);
+  });
+
   it('groups posts of one template with names, numbers, addresses and links varied', () => {
     const first = print('contact', floodFields(0));
     const misses = Array.from({ length: 200 }, (_, i) => i + 1).filter((i) => !grouped(first, print('contact', floodFields(i))));
