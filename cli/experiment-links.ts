@@ -16,18 +16,19 @@ shipped NB-LR setup is trained on the train part with each feature variant and s
 Prints, per variant, the validation ROC-AUC, the spam caught at a 1% false-positive rate (threshold set on the
 validation scores, the same rule for every variant), and, among the validation forms with links, the legitimate
 ones flagged and the spam caught at that threshold. --variants runs some of them by name (counts,
-kinds+counts,kinds,kinds-no-hosts,account-words,no-own-site; default all). --new measures new training data instead:
+kinds+counts,kinds,kinds-no-hosts,account-words,no-own-site,no-scripts; default all). --new measures new training data instead:
 each variant is trained without and then with the records whose id starts with one of the prefixes (fl13-,fs10-),
 and both are scored on the same validation records, the new ones left out (the split puts each text on its side by
 its own hash, so the other records' sides do not move).`;
 
-// Each variant names every link setting, so that a later default does not change what an earlier variant measured.
+// Each variant names every link setting (and scriptFeatures), so that a later default does not change what an earlier variant measured.
 const BEFORE_LINK_KINDS = {
   linkContext: undefined,
   linkCounts: undefined,
   linkHostNames: undefined,
   linkAccountWords: undefined,
   linkOwnSite: undefined,
+  scriptFeatures: undefined,
 };
 const VARIANTS: Record<string, FeatureSettings> = {
   counts: { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS },
@@ -50,6 +51,16 @@ const VARIANTS: Record<string, FeatureSettings> = {
     linkHostNames: false,
     linkAccountWords: true,
     linkOwnSite: false,
+  },
+  'no-scripts': {
+    ...DEFAULT_FEATURE_SETTINGS,
+    ...BEFORE_LINK_KINDS,
+    linkContext: true,
+    linkCounts: false,
+    linkHostNames: false,
+    linkAccountWords: true,
+    linkOwnSite: false,
+    scriptFeatures: false,
   },
 };
 

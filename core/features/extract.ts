@@ -116,7 +116,7 @@ export class FeatureExtractor {
       scanTokens(scan, lower, fi, field.role);
     }
     facts.repeatedFieldText = hasRepeatedText(flat, this.texts);
-    const structure = this.settings.structure ? structureIds(facts) : [];
+    const structure = this.settings.structure ? structureIds(facts, this.settings.scriptFeatures !== false) : [];
     if (this.settings.structure && this.settings.linkContext)
       appendLinkContextIds(facts, structure, this.settings.linkCounts !== false, this.settings.linkOwnSite !== false);
     for (let s = 0; s < structure.length; s++) {

@@ -15,8 +15,11 @@ function prefixed(prefix: string, names: readonly string[]): string[] {
   return names.map((n) => `${prefix}${n}`);
 }
 
-/** Structural signals as a linear model sees them: bucketed indicators. Ids are part of the feature version. */
-export function structureIds(f: Facts): string[] {
+/**
+ * Structural signals as a linear model sees them: bucketed indicators. Ids are part of the feature version. Without
+ * `scripts` the writing systems are not ids (the scriptFeatures setting); script-mix still counts them.
+ */
+export function structureIds(f: Facts, scripts = true): string[] {
   const ids: string[] = [];
   ids.push(LINK_IDS[bucket(f.links, [0, 1, 2, 4])] as string);
   // Four fifths: a link with a word or two around it ("see this", "lol") is still a link posted, not a message.
@@ -37,7 +40,7 @@ export function structureIds(f: Facts): string[] {
   let letterScripts = 0;
   for (let i = 0; i < SCRIPT_NAMES.length; i++) {
     if (f.scripts & (1 << i)) {
-      ids.push(SCRIPT_IDS[i] as string);
+      if (scripts) ids.push(SCRIPT_IDS[i] as string);
       if (SCRIPT_NAMES[i] !== 'other') letterScripts++;
     }
   }

@@ -19,6 +19,7 @@ const before = new FeatureExtractor({
   linkHostNames: undefined,
   linkAccountWords: undefined,
   linkOwnSite: undefined,
+  scriptFeatures: undefined,
 });
 // The settings of the models trained with link kinds before a link to the sender's own domain was no kind of its own.
 const withOwnSite = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, linkOwnSite: undefined });

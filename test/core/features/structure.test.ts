@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FEATURE_SETTINGS, FeatureExtractor, describeStructure } from '../../../core/features/index.ts';
+import {
+  DEFAULT_FEATURE_SETTINGS,
+  FeatureExtractor,
+  KIND,
+  describeStructure,
+  featureVersion,
+  isEvidence,
+  type Features,
+} from '../../../core/features/index.ts';
+import { SCRIPT_NAMES } from '../../../core/features/char-class.ts';
 import { structureIds } from '../../../core/features/structure.ts';
 
 const extractor = new FeatureExtractor(DEFAULT_FEATURE_SETTINGS);
@@ -31,5 +40,54 @@ describe('describeStructure', () => {
 
   it('counts Turkish dotted capitals as capitals', () => {
     expect(phrase('caps=', 'İSTANBUL OFİSİNİZE GELMEK İSTİYORUM, RANDEVU ALABİLİR MİYİM?')).toBe('100% capital letters');
+  });
+});
+
+describe('scriptFeatures', () => {
+  // Every model trained before the setting (no scriptFeatures key): the writing systems are model inputs.
+  const withScripts = new FeatureExtractor({ ...DEFAULT_FEATURE_SETTINGS, scriptFeatures: undefined });
+  const russian = {
+    name: 'Анна Петрова',
+    message: 'Здравствуйте! Хотела бы записаться на приём во вторник после обеда. Подскажите, есть ли свободное время? Спасибо.',
+  };
+
+  /** The hashed indices of the structure features, by id. */
+  function structureInputs(f: Features): Map<string, number> {
+    const m = new Map<string, number>();
+    for (let i = 0; i < f.count; i++)
+      if (f.kinds[i] === KIND.structure) m.set(f.structure[f.starts[i] as number] as string, f.indices[i] as number);
+    return m;
+  }
+
+  it('keeps the script out of the model inputs by default, and as a fact of the submission', () => {
+    expect(DEFAULT_FEATURE_SETTINGS.scriptFeatures).toBe(false);
+    const f = extractor.extract(russian);
+    expect(f.structure.filter((id) => id.startsWith('script:'))).toEqual([]);
+    const cyrillicIndex = structureInputs(withScripts.extract(russian)).get('script:cyrillic');
+    expect(cyrillicIndex).toBeDefined();
+    const inputs = structureInputs(f);
+    expect([...inputs.keys()].filter((id) => id.startsWith('script'))).toEqual([]);
+    for (let i = 0; i < f.count; i++) if (f.kinds[i] === KIND.structure) expect(f.indices[i]).not.toBe(cyrillicIndex);
+    // The facts the reasoning reads still say which writing system the text is in.
+    expect(SCRIPT_NAMES.filter((_, i) => (f.facts.scripts & (1 << i)) !== 0)).toEqual(['cyrillic']);
+    expect(describeStructure('script:cyrillic', f.facts)).toBe('cyrillic script');
+    // Every other structure input is as it was: only the script ids went.
+    expect(f.structure).toEqual(withScripts.extract(russian).structure.filter((id) => !id.startsWith('script:')));
+  });
+
+  it('still counts several writing systems as script-mix, which stays an input', () => {
+    const mixed = { message: 'Добрый день, пишу по поводу заказа номер 5521, трек не обновляется уже неделю, please help' };
+    expect(extractor.extract(mixed).structure).toContain('script-mix');
+    expect(withScripts.extract(mixed).structure).toEqual(expect.arrayContaining(['script:latin', 'script:cyrillic', 'script-mix']));
+  });
+
+  it('featurizes a model trained with the old settings exactly as before', () => {
+    const f = withScripts.extract(russian);
+    expect(f.structure).toContain('script:cyrillic');
+    // The reasoning never named a writing system (not evidence), with or without the setting.
+    expect(isEvidence('script:cyrillic')).toBe(false);
+    // The version of the defaults before the setting: a model trained with them loads and featurizes as it did.
+    expect(featureVersion(withScripts.settings)).toBe('9-0303ca84d48f');
+    expect(featureVersion(DEFAULT_FEATURE_SETTINGS)).not.toBe('9-0303ca84d48f');
   });
 });
