@@ -89,12 +89,9 @@ export const DEFAULT_FEATURE_SETTINGS: FeatureSettings = Object.freeze({
   // each seed), 295 of 299 spam forms with links against 292, and 16 of 244 legitimate forms with links flagged
   // either way. Anyone can send from the domain they link to; such a link is now of no known kind, like any other.
   linkOwnSite: false,
-  // A writing system the training data holds only as spam is learned as a spam signal on sites the model never saw.
-  // Leave-one-site-out, seeds 42/1/2/3: the Northern/Eastern European group's legitimate records flagged 28.75/19.81/
-  // 31.63/23.96% -> 13.10/7.99/13.42/11.82%, the four language groups' mean F1 up on every seed; seeds 1-3's
-  // validation splits tie (1,016 of 1,123 spam caught at a 1% false-positive rate against 1,017). docs/model.md,
-  // "Writing systems as facts, not inputs".
-  scriptFeatures: false,
+  // scriptFeatures stays absent (scripts are inputs): without them leave-one-site-out flags far fewer legitimate
+  // records of unseen language groups, but an account's correction then catches 8 of 16 of its own spam where it caught
+  // 10 (test/training/account-corrections.test.ts). docs/model.md, "Writing systems as facts, not inputs".
 });
 
 /** The baseline: a plain bag of words, same tokenizer, nothing else. */
