@@ -62,6 +62,15 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
         request.method === 'OPTIONS' ? undefined : shed(request, reply)) as unknown as () => void,
     });
   }
+  const logLine = (request: FastifyRequest, reply: FastifyReply) => {
+    const audit = request.audit;
+    if (audit === null) return;
+    app.metrics.observe(audit.outcome, reply.elapsedTime / 1000);
+    if (audit.outcome === 'spam' || audit.outcome === 'legitimate') app.metrics.verdicts.inc({ status: audit.outcome });
+    // The app logger plus the reqId that request.log would bind (Fastify's default label): the same line.
+    app.log.info({ reqId: request.id, ...audit, statusCode: reply.statusCode }, 'verify');
+  };
+  let workDone: ((request: FastifyRequest) => void) | undefined;
   if (opts.maxInFlight > 0) {
     const admission = new Admission({
       maxInFlight: opts.maxInFlight,
@@ -114,31 +123,30 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       }
       done();
     });
-    // The work of a request: from its body parsed to its answer (the classification is in there).
-    app.addHook('onSend', (request, _reply, payload, done) => {
+    // One onResponse hook for the slot and the log line, and no onSend hook: the handler counts the work (from the
+    // body parsed to the answer) as it returns; an answer that does not come from it (a 400 from the schema, an error)
+    // has its work counted here. The slot frees as the answer is sent (the response's 'close', a tick later, covers
+    // every other ending).
+    workDone = (request) => {
       const ticket = request.verifyTicket;
-      if (ticket !== null && ticket.workStart >= 0) admission.spend(performance.now() - ticket.workStart);
-      done(null, payload);
+      if (ticket !== null) admission.workDone(ticket);
+    };
+    app.addHook('onResponse', (request, reply, done) => {
+      const ticket = request.verifyTicket;
+      if (ticket !== null) {
+        admission.workDone(ticket);
+        admission.leave(ticket);
+      }
+      logLine(request, reply);
+      done();
     });
-    // The slot frees as the answer is sent (the response's 'close', a tick later, covers every other ending).
-    app.addHook('onResponse', (request, _reply, done) => {
-      const ticket = request.verifyTicket;
-      if (ticket !== null) admission.leave(ticket);
+  } else {
+    // Callback style, not async: no promise and no extra microtask per answer.
+    app.addHook('onResponse', (request, reply, done) => {
+      logLine(request, reply);
       done();
     });
   }
-
-  // Callback style, not async: no promise and no extra microtask per answer.
-  app.addHook('onResponse', (request, reply, done) => {
-    const audit = request.audit;
-    if (audit !== null) {
-      app.metrics.observe(audit.outcome, reply.elapsedTime / 1000);
-      if (audit.outcome === 'spam' || audit.outcome === 'legitimate') app.metrics.verdicts.inc({ status: audit.outcome });
-      // The app logger plus the reqId that request.log would bind (Fastify's default label): the same line.
-      app.log.info({ reqId: request.id, ...audit, statusCode: reply.statusCode }, 'verify');
-    }
-    done();
-  });
 
   app.post<{ Body: VerifyRequest }>(VERIFY_PATH, { schema: verifyRouteSchema }, async (request, reply) => {
     const audit: Audit = (request.audit = { outcome: 'error' });
@@ -149,7 +157,9 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       // formId only once the key is accepted (a caller may swap the fields, putting its key there), cut as the 404 cuts it.
       if (audit.accountId !== undefined) audit.formId = request.body.formId.slice(0, LOGGED_FORM_ID_CHARS);
     }
-    return answer(reply, outcome, audit, request.body.formId);
+    const answered = answer(reply, outcome, audit, request.body.formId);
+    workDone?.(request);
+    return answered;
   });
 };
 
