@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '../http/cors.ts';
@@ -30,6 +31,10 @@ export interface VerifyPluginOptions {
   /** After a turn that accepted a connection, verify work waits up to this long for the next turns (0: off). */
   readonly acceptFirstMs: number;
 }
+
+/** Where an admitted verify request's ticket rides on its response, for the response's 'close' listener. */
+const TICKET = Symbol('verifyTicket');
+type TicketedResponse = ServerResponse & { [TICKET]?: Ticket };
 
 /** Requests waiting for a slot at once, at most: each holds only its socket (its body is not read). */
 const MAX_WAITING = 10_000;
@@ -90,12 +95,19 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       admission.close();
       done();
     });
+    // One listener for every response, which finds its ticket on the response: a closure per request cost an
+    // allocation and a context for each.
+    function onResponseClose(this: TicketedResponse) {
+      const ticket = this[TICKET];
+      if (ticket !== undefined) admission.leave(ticket);
+    }
     const admitted = (request: FastifyRequest, reply: FastifyReply, ticket: Ticket) => {
       request.verifyTicket = ticket;
       // A client that hangs up after its body was read gets neither onResponse nor onRequestAbort (Fastify fires
       // that only for an incomplete body): without this its slot stayed taken, and a few such hang-ups shed everything.
       // on, not once: a response closes once, and once wraps every listener in a closure of its own.
-      reply.raw.on('close', () => admission.leave(ticket));
+      (reply.raw as TicketedResponse)[TICKET] = ticket;
+      reply.raw.on('close', onResponseClose);
     };
     app.addHook('onRequest', (request, reply, done) => {
       if (request.method !== 'POST') return done();
