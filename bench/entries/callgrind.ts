@@ -1,6 +1,6 @@
 // Instructions per verify request of the bundled service, counted by valgrind's callgrind:
-// `npx tsx bench/entries/callgrind.ts [--tree=<built checkout>] [--warm N] [--requests N]` (default: this tree, 10,000 warm-up
-// requests, 3,000 counted). Starts `valgrind --tool=callgrind --instr-atstart=no node --perf-basic-prof dist/server.js`,
+// `npx tsx bench/entries/callgrind.ts [--tree=<built checkout>] [--warm=N] [--requests=N] [--top=N]` (default: this tree, 10,000
+// warm-up requests, 3,000 counted, the top 30 functions of each table). Starts `valgrind --tool=callgrind --instr-atstart=no node --perf-basic-prof dist/server.js`,
 // warms it with the realistic 0.5-2 KB bodies (8 requests at a time), switches counting on, sends the counted requests,
 // dumps, and prints the instructions per request with the JS functions that executed them (self and inclusive, named
 // through V8's perf map). Unlike CPU time, the count does not move with the host's load: two runs of the same build
@@ -24,6 +24,7 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const tree = path.resolve(arg('tree') ?? repoRoot);
 const warm = Number(arg('warm') ?? 10_000);
 const counted = Number(arg('requests') ?? 3_000);
+const top = Number(arg('top') ?? 30);
 const CONCURRENCY = 8;
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'formguard-callgrind-'));
@@ -133,7 +134,7 @@ try {
     return [...by.entries()]
       .filter(([name]) => !inclusive || /dist\/|node_modules\/|node:/.test(name))
       .sort((a, b) => b[1] - a[1])
-      .slice(0, 30)
+      .slice(0, top)
       .map(
         ([name, ir]) => `${((100 * ir) / total).toFixed(1).padStart(5)}% ${(ir / counted).toFixed(0).padStart(8)}  ${name.slice(0, 110)}`,
       )

@@ -44,14 +44,19 @@ export default fp<DrainOptions>(
         if (draining && conns.size === 0) settle?.();
       });
     });
+    // One listener for every response (a response closes once, so on rather than once, which wraps each listener
+    // in a closure of its own): it finds its connection through its request's socket, which stays set.
+    function onResponseClose(this: ServerResponse) {
+      const c = conns.get(this.req.socket);
+      if (c === undefined) return;
+      c.active--;
+      c.idleSince = Date.now();
+    }
     app.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const c = conns.get(req.socket);
       if (c === undefined) return;
       c.active++;
-      res.once('close', () => {
-        c.active--;
-        c.idleSince = Date.now();
-      });
+      res.on('close', onResponseClose);
     });
 
     app.addHook('preClose', (done) => {

@@ -8,7 +8,7 @@ export interface Ticket {
   readonly at: number;
   bodyDone: boolean;
   counted: boolean;
-  /** When its body was parsed (performance.now()), -1 before: the start of the work that spend() counts. */
+  /** When its body was parsed (performance.now()), -1 before and once workDone() counted it. */
   workStart: number;
 }
 
@@ -140,6 +140,13 @@ export class Admission {
       const next = this.#waiting[0];
       if (next !== undefined) this.#expireAfter(Math.max(1, next.deadline - now));
     }, ms);
+  }
+
+  /** Counts the work of `ticket`'s request since its body arrived, once (a later call adds nothing). */
+  workDone(ticket: Ticket): void {
+    if (ticket.workStart < 0) return;
+    this.spend(performance.now() - ticket.workStart);
+    ticket.workStart = -1;
   }
 
   /** The body has arrived: from here the request uses CPU until answered, so it counts whatever its age. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '../http/cors.ts';
@@ -31,6 +32,10 @@ export interface VerifyPluginOptions {
   readonly acceptFirstMs: number;
 }
 
+/** Where an admitted verify request's ticket rides on its response, for the response's 'close' listener. */
+const TICKET = Symbol('verifyTicket');
+type TicketedResponse = ServerResponse & { [TICKET]?: Ticket };
+
 /** Requests waiting for a slot at once, at most: each holds only its socket (its body is not read). */
 const MAX_WAITING = 10_000;
 
@@ -62,6 +67,32 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
         request.method === 'OPTIONS' ? undefined : shed(request, reply)) as unknown as () => void,
     });
   }
+  const logLine = (request: FastifyRequest, reply: FastifyReply) => {
+    const audit = request.audit;
+    if (audit === null) return;
+    app.metrics.observe(audit.outcome, reply.elapsedTime / 1000);
+    if (audit.outcome === 'spam' || audit.outcome === 'legitimate') app.metrics.verdicts.inc({ status: audit.outcome });
+    // The app logger plus the reqId that request.log would bind (Fastify's default label): the same fields.
+    // One fixed shape rather than a spread of the audit (pino leaves out the undefined ones): no copy of a
+    // differently shaped object per outcome, and pino's loop over its keys sees one shape.
+    app.log.info(
+      {
+        reqId: request.id,
+        outcome: audit.outcome,
+        submissionId: audit.submissionId,
+        accountId: audit.accountId,
+        formId: audit.formId,
+        confidence: audit.confidence,
+        modelVersion: audit.modelVersion,
+        processingTime: audit.processingTime,
+        clientIp: audit.clientIp,
+        statusCode: reply.statusCode,
+        // Every field of Audit, so one added there cannot be left out here.
+      } satisfies Record<keyof Audit | 'reqId' | 'statusCode', unknown>,
+      'verify',
+    );
+  };
+  let workDone: ((request: FastifyRequest) => void) | undefined;
   if (opts.maxInFlight > 0) {
     const admission = new Admission({
       maxInFlight: opts.maxInFlight,
@@ -81,12 +112,19 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       admission.close();
       done();
     });
+    // One listener for every response, which finds its ticket on the response: a closure per request cost an
+    // allocation and a context for each.
+    function onResponseClose(this: TicketedResponse) {
+      const ticket = this[TICKET];
+      if (ticket !== undefined) admission.leave(ticket);
+    }
     const admitted = (request: FastifyRequest, reply: FastifyReply, ticket: Ticket) => {
       request.verifyTicket = ticket;
       // A client that hangs up after its body was read gets neither onResponse nor onRequestAbort (Fastify fires
       // that only for an incomplete body): without this its slot stayed taken, and a few such hang-ups shed everything.
       // on, not once: a response closes once, and once wraps every listener in a closure of its own.
-      reply.raw.on('close', () => admission.leave(ticket));
+      (reply.raw as TicketedResponse)[TICKET] = ticket;
+      reply.raw.on('close', onResponseClose);
     };
     app.addHook('onRequest', (request, reply, done) => {
       if (request.method !== 'POST') return done();
@@ -114,31 +152,30 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       }
       done();
     });
-    // The work of a request: from its body parsed to its answer (the classification is in there).
-    app.addHook('onSend', (request, _reply, payload, done) => {
+    // One onResponse hook for the slot and the log line, and no onSend hook: the handler counts the work (from the
+    // body parsed to the answer) as it returns; an answer that does not come from it (a 400 from the schema, an error)
+    // has its work counted here. The slot frees as the answer is sent (the response's 'close', a tick later, covers
+    // every other ending).
+    workDone = (request) => {
       const ticket = request.verifyTicket;
-      if (ticket !== null && ticket.workStart >= 0) admission.spend(performance.now() - ticket.workStart);
-      done(null, payload);
+      if (ticket !== null) admission.workDone(ticket);
+    };
+    app.addHook('onResponse', (request, reply, done) => {
+      const ticket = request.verifyTicket;
+      if (ticket !== null) {
+        admission.workDone(ticket);
+        admission.leave(ticket);
+      }
+      logLine(request, reply);
+      done();
     });
-    // The slot frees as the answer is sent (the response's 'close', a tick later, covers every other ending).
-    app.addHook('onResponse', (request, _reply, done) => {
-      const ticket = request.verifyTicket;
-      if (ticket !== null) admission.leave(ticket);
+  } else {
+    // Callback style, not async: no promise and no extra microtask per answer.
+    app.addHook('onResponse', (request, reply, done) => {
+      logLine(request, reply);
       done();
     });
   }
-
-  // Callback style, not async: no promise and no extra microtask per answer.
-  app.addHook('onResponse', (request, reply, done) => {
-    const audit = request.audit;
-    if (audit !== null) {
-      app.metrics.observe(audit.outcome, reply.elapsedTime / 1000);
-      if (audit.outcome === 'spam' || audit.outcome === 'legitimate') app.metrics.verdicts.inc({ status: audit.outcome });
-      // The app logger plus the reqId that request.log would bind (Fastify's default label): the same line.
-      app.log.info({ reqId: request.id, ...audit, statusCode: reply.statusCode }, 'verify');
-    }
-    done();
-  });
 
   app.post<{ Body: VerifyRequest }>(VERIFY_PATH, { schema: verifyRouteSchema }, async (request, reply) => {
     const audit: Audit = (request.audit = { outcome: 'error' });
@@ -149,7 +186,9 @@ const verifyPlugin: FastifyPluginAsync<VerifyPluginOptions> = async (app, opts) 
       // formId only once the key is accepted (a caller may swap the fields, putting its key there), cut as the 404 cuts it.
       if (audit.accountId !== undefined) audit.formId = request.body.formId.slice(0, LOGGED_FORM_ID_CHARS);
     }
-    return answer(reply, outcome, audit, request.body.formId);
+    const answered = answer(reply, outcome, audit, request.body.formId);
+    workDone?.(request);
+    return answered;
   });
 };
 
