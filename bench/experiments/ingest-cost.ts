@@ -8,7 +8,7 @@
 // alternating rounds against this checkout's, each on its own key prefix: a before/after in one run.
 // --max-pending 0 (no pending cap: no evictions) and --near-members 0 (no grouping step) take a part of the work away,
 // to see what it costs. Results: bench/results/<date>-ingest-cost.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { distinctBodies, realisticBodies } from '../lib/bodies.ts';
 import { cpuMicros } from '../lib/cpu.ts';
-import { freePort } from '../lib/processes.ts';
+import { startRedisServer } from '../lib/processes.ts';
 import { median } from '../lib/stats.ts';
 import type { ReviewJob } from '../../service/review/intake/job-schema.ts';
 import type { ReviewStore } from '../../service/review/store/review-store.ts';
@@ -78,22 +78,11 @@ function jobsOf(n: number, next: () => string, spam: boolean): ReviewJob[] {
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'fg-ingest-cost-'));
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  const redis = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true });
+  const server = await startRedisServer(tmp);
+  const redis = new Redis(server.url, { lazyConnect: true });
   const baseDir = path.join(tmp, 'base');
   try {
-    for (let i = 0; ; i++) {
-      try {
-        await redis.connect();
-        break;
-      } catch (err) {
-        if (i > 50) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    await redis.connect();
     const trees: Array<{ name: string; dir: string }> = [{ name: 'this', dir: repoRoot }];
     if (baseRev !== undefined) {
       execFileSync('git', ['worktree', 'add', '--detach', baseDir, baseRev], { cwd: repoRoot, stdio: 'ignore' });
@@ -119,7 +108,7 @@ async function main(): Promise<void> {
       );
     }
     const next = distinctBodies(realisticBodies(repoRoot));
-    const redisPid = server.pid as number;
+    const redisPid = server.pid;
     // Redis's own time in the scripts (commandstats' EVALSHA usec: µs resolution, no network handling) beside its CPU time.
     const scriptUs = async () => Number(/cmdstat_evalsha:calls=\d+,usec=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? NaN);
     const measure = async (work: () => Promise<void>) => {
@@ -194,7 +183,7 @@ async function main(): Promise<void> {
     process.stdout.write(`wrote ${path.relative(repoRoot, file)}\n`);
   } finally {
     redis.disconnect();
-    server.kill('SIGTERM');
+    await server.stop();
     if (existsSync(baseDir)) execFileSync('git', ['worktree', 'remove', '--force', baseDir], { cwd: repoRoot, stdio: 'ignore' });
     rmSync(tmp, { recursive: true, force: true });
   }

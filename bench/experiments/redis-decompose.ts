@@ -15,7 +15,7 @@
 // memory for Redis, and counts that wait's CPU too. Redis's time by command over the rounds (INFO commandstats) goes
 // to <date>-redis-decompose-commandstats.json; --slowlog adds a 3 s load of `full` with Redis's slow log at a threshold
 // of 0, for its time by script. Results: bench/results/<date>-redis-decompose.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,10 +24,10 @@ import { Redis } from 'ioredis';
 import { distinctBodies, realisticBodies } from '../lib/bodies.ts';
 import { cpuMicros } from '../lib/cpu.ts';
 import { load, type LoadResult } from '../lib/load.ts';
-import { freePort, startServer, stopServer, type Started } from '../lib/processes.ts';
+import { freePort, startRedisServer, startServer, stopServer, type Started } from '../lib/processes.ts';
 import { median } from '../lib/stats.ts';
 import { SCRIPTS } from '../../service/review/store/scripts.ts';
-import { writeBenchTenants } from '../lib/tenants.ts';
+import { benchServiceEnv, writeBenchTenants } from '../lib/tenants.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -79,26 +79,11 @@ interface Sample {
 async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'fg-decompose-'));
   const baseDir = path.join(tmp, 'base');
-  const redisPort = await freePort();
-  const redisServer = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  const redisPid = redisServer.pid as number;
-  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  const redisServer = await startRedisServer(tmp);
+  const redisPid = redisServer.pid;
+  const redisUrl = redisServer.url;
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
-  // Until the server listens; a refused connection while it starts is expected, not worth an error event's stack.
-  const quiet = () => undefined;
-  client.on('error', quiet);
-  for (let i = 0; ; i++) {
-    try {
-      await client.connect();
-      client.off('error', quiet);
-      break;
-    } catch (err) {
-      if (i > 50) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await client.connect();
   const servers = new Map<Mode, { s: Started; metrics?: string }>();
   try {
     const own = await bundle(repoRoot, path.join(repoRoot, '.tmp', 'decompose', 'own'));
@@ -111,15 +96,9 @@ async function main(): Promise<void> {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
     for (const mode of modes) {
       const [port, admin] = [await freePort(), await freePort()];
-      const env: NodeJS.ProcessEnv = {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        NODE_ENV: 'production',
+      const env = benchServiceEnv(port, tenantsFile, {
         LOG_LEVEL: 'info',
-        HOST: '127.0.0.1',
-        PORT: String(port),
         ADMIN_PORT: String(admin),
-        TENANTS_FILE: tenantsFile,
         FG_DECOMPOSE: mode === 'base' ? 'full' : mode,
         ...(mode === 'embedded'
           ? {}
@@ -130,7 +109,7 @@ async function main(): Promise<void> {
               SHADOW_PREFIX: `dc-${mode}:shadow`,
               REVIEW_SPOOL_DIR: path.join(tmp, `spool-${mode}`),
             }),
-      };
+      });
       const entry = mode === 'base' ? (base as string) : own;
       const s = await startServer({
         name: mode,
@@ -315,7 +294,7 @@ async function main(): Promise<void> {
   } finally {
     for (const { s } of servers.values()) await stopServer(s).catch(() => undefined);
     client.disconnect();
-    redisServer.kill('SIGTERM');
+    await redisServer.stop();
     if (baseTree !== undefined) execFileSync('git', ['worktree', 'remove', '--force', baseDir], { cwd: repoRoot, stdio: 'ignore' });
     rmSync(tmp, { recursive: true, force: true });
   }
