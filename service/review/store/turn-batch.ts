@@ -32,12 +32,11 @@ export class TurnBatch<T> {
 
   constructor(
     private readonly flush: (values: readonly T[]) => Promise<void>,
-    opts: TurnBatchOptions | number = {},
+    opts: TurnBatchOptions = {},
   ) {
-    const o = typeof opts === 'number' ? { maxBatch: opts } : opts;
-    this.#maxBatch = o.maxBatch ?? MAX_BATCH;
-    this.#maxFlushing = o.maxFlushing ?? Infinity;
-    this.#maxWaiting = o.maxWaiting ?? Infinity;
+    this.#maxBatch = opts.maxBatch ?? MAX_BATCH;
+    this.#maxFlushing = opts.maxFlushing ?? Infinity;
+    this.#maxWaiting = opts.maxWaiting ?? Infinity;
   }
 
   /** Values added whose flush has not ended yet (waiting for one, or in one under way). */
