@@ -30,38 +30,20 @@ const BEFORE_LINK_KINDS = {
   linkOwnSite: undefined,
   scriptFeatures: undefined,
 };
+// Each variant from the one before it, changing one or two settings.
+const counts: FeatureSettings = { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS };
+const kinds: FeatureSettings = { ...counts, linkContext: true, linkCounts: false };
+const kindsNoHosts: FeatureSettings = { ...kinds, linkHostNames: false };
+const accountWords: FeatureSettings = { ...kindsNoHosts, linkAccountWords: true };
+const noOwnSite: FeatureSettings = { ...accountWords, linkOwnSite: false };
 const VARIANTS: Record<string, FeatureSettings> = {
-  counts: { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS },
-  'kinds+counts': { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS, linkContext: true, linkCounts: true },
-  kinds: { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS, linkContext: true, linkCounts: false },
-  'kinds-no-hosts': { ...DEFAULT_FEATURE_SETTINGS, ...BEFORE_LINK_KINDS, linkContext: true, linkCounts: false, linkHostNames: false },
-  'account-words': {
-    ...DEFAULT_FEATURE_SETTINGS,
-    ...BEFORE_LINK_KINDS,
-    linkContext: true,
-    linkCounts: false,
-    linkHostNames: false,
-    linkAccountWords: true,
-  },
-  'no-own-site': {
-    ...DEFAULT_FEATURE_SETTINGS,
-    ...BEFORE_LINK_KINDS,
-    linkContext: true,
-    linkCounts: false,
-    linkHostNames: false,
-    linkAccountWords: true,
-    linkOwnSite: false,
-  },
-  'no-scripts': {
-    ...DEFAULT_FEATURE_SETTINGS,
-    ...BEFORE_LINK_KINDS,
-    linkContext: true,
-    linkCounts: false,
-    linkHostNames: false,
-    linkAccountWords: true,
-    linkOwnSite: false,
-    scriptFeatures: false,
-  },
+  counts,
+  'kinds+counts': { ...counts, linkContext: true, linkCounts: true },
+  kinds,
+  'kinds-no-hosts': kindsNoHosts,
+  'account-words': accountWords,
+  'no-own-site': noOwnSite,
+  'no-scripts': { ...noOwnSite, scriptFeatures: false },
 };
 
 interface Row {
