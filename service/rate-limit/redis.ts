@@ -76,8 +76,11 @@ const READ_ONLY_MS = 1000;
 export const MAX_SEEN_KEYS = 100_000;
 /** Most hits one lease takes (the default of `maxLease`). */
 export const MAX_LEASE = 64;
-/** A lease is at most this fraction of the limit: 1/16, so a limit under 32 always leases 1 (one round trip a hit). */
-export const LEASE_LIMIT_DIVISOR = 16;
+/**
+ * A lease is at most this fraction of the limit: 1/64, so a limit under 128 always leases 1 (one round trip a hit), and
+ * the hits other instances hold can refuse a key at most (N - 1) / 64 of its limit early.
+ */
+export const LEASE_LIMIT_DIVISOR = 64;
 /** A lease is sized to the key's hits at this instance over the last span this long (so it lasts about that long). */
 export const LEASE_SPAN_MS = 100;
 
@@ -132,7 +135,7 @@ type Outcome =
  * Leases: one EVALSHA takes up to L hits of a key's window from Redis at once (counted there at once, so never more
  * than the window allows, across every instance), and this instance allows them one by one without asking again; when
  * they are spent it asks again, and a lease refused is a 429. L follows the key's rate here (its hits in the last
- * LEASE_SPAN_MS), between 1 and min(maxLease, limit / 16): a quiet key, or any limit under 32, asks for every hit. The
+ * LEASE_SPAN_MS), between 1 and min(maxLease, limit / 64): a quiet key, or any limit under 128, asks for every hit. The
  * cost (docs/operations.md, "Rate-limit leases"): hits leased and not used by the window's end were counted without
  * being allowed, so a key can be refused up to (N - 1)(L - 1) hits before its limit with N instances.
  *
@@ -285,7 +288,7 @@ export class RedisRateLimiter implements RateLimiter {
     lease.inSpan += 1;
   }
 
-  /** Hits to ask for: the key's hits here in the last whole span, between 1 and min(maxLease, limit / 16). */
+  /** Hits to ask for: the key's hits here in the last whole span, between 1 and min(maxLease, limit / 64). */
   #size(lease: Lease, rule: RateRule): number {
     const bound = Math.min(this.#maxLease, Math.floor(rule.max / LEASE_LIMIT_DIVISOR));
     return Math.max(1, Math.min(bound, lease.lastSpan));

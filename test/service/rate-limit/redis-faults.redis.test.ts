@@ -152,7 +152,7 @@ describe('rate limits when Redis cannot count', () => {
       cleanups.push(() => rl.close());
       return rl;
     }
-    // A hit a millisecond: leases of up to 62 (the limit's sixteenth), all in one window.
+    // A hit a millisecond: leases of up to 15 (the limit's 64th), all in one window.
     async function busy(rl: RedisRateLimiter, hits: number): Promise<number> {
       let n = 0;
       for (let i = 0; i < hits; i++) {
