@@ -179,8 +179,11 @@ export class RedisRateLimiter implements RateLimiter {
         lease.left -= 1;
         return ALLOWED;
       }
-      if (lease.pending !== undefined) {
-        const outcome = await lease.pending;
+      const under = lease.pending;
+      if (under !== undefined) {
+        const outcome = await under;
+        // Cleared here too, so a settled round trip can never be waited on again in this loop.
+        if (lease.pending === under) lease.pending = undefined;
         if (outcome.index !== index) continue;
         // Waiters share the round trip's answer: a refusal refuses them too; counts are shared out hit by hit.
         if (outcome.kind === 'share') return this.#share(key, rule, index, now - index * rule.windowMs, outcome.counts);
