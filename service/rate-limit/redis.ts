@@ -114,6 +114,8 @@ interface Seen {
 interface Lease {
   index: number;
   left: number;
+  /** The limit the hits left were leased under: a lowered limit drops them. */
+  max: number;
   span: number;
   inSpan: number;
   lastSpan: number;
@@ -175,6 +177,8 @@ export class RedisRateLimiter implements RateLimiter {
     for (;;) {
       const now = this.#now();
       const index = Math.floor(now / rule.windowMs);
+      // A limit lowered since the lease (tenants file reloaded) drops what is left of it.
+      if (lease.max > rule.max) lease.left = 0;
       if (lease.index === index && lease.left > 0) {
         lease.left -= 1;
         return ALLOWED;
@@ -263,6 +267,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.#remember(base, { index, prev, curr });
     if (lease.index !== index) lease.left = 0;
     lease.index = index;
+    lease.max = rule.max;
     // The hit that asked takes the lease's first (here, before any waiter can take the rest).
     lease.left += Math.max(0, grant - 1);
     const refusal: RateDecision =
@@ -274,7 +279,7 @@ export class RedisRateLimiter implements RateLimiter {
   #lease(base: string): Lease {
     let lease = this.#leases.get(base);
     if (lease !== undefined) this.#leases.delete(base);
-    else lease = { index: -1, left: 0, span: -1, inSpan: 0, lastSpan: 0, pending: undefined };
+    else lease = { index: -1, left: 0, max: 0, span: -1, inSpan: 0, lastSpan: 0, pending: undefined };
     this.#leases.set(base, lease);
     if (this.#leases.size > MAX_SEEN_KEYS) this.#leases.delete(this.#leases.keys().next().value as string);
     return lease;

@@ -194,4 +194,18 @@ describe('rate-limit leases (real Redis at TEST_REDIS_URL or 127.0.0.1:6379)', (
     expect(refused).toBeGreaterThan(100);
     await Promise.all([rl.close(), exact.close()]);
   });
+
+  it('a limit lowered while an instance holds leased hits takes effect at once: the hits held are dropped', async () => {
+    const clock = { t: T0 + 1_000 };
+    const rl = limiter(() => clock.t, prefix());
+    const rule: RateRule = { max: 1_000, windowMs: 60_000, algorithm: 'fixed' };
+    // 300 hits at a hit a millisecond: leases of 15 by now, some held.
+    for (let i = 0; i < 300; i++) {
+      expect((await rl.hit('acct:lowered', rule)).allowed).toBe(true);
+      clock.t += 1;
+    }
+    const lowered: RateRule = { ...rule, max: 100 };
+    expect(await rl.hit('acct:lowered', lowered)).toEqual({ allowed: false, retryAfterSeconds: 59 });
+    await rl.close();
+  });
 });
