@@ -71,7 +71,7 @@ const READ_ONLY_MS = 1000;
 /**
  * Most keys whose last counts are remembered: ~150 B each, so at most ~15 MB. The account limits of every tenant
  * fit many times over; past it the longest idle keys are forgotten (and count as unknown while Redis cannot count).
- * The same bound holds for the keys' leases (~100 B each; a lease forgotten is hits given up, never hits gained).
+ * The same bound holds for the keys' leases (~350 B each with the key; a lease forgotten is hits given up, never gained).
  */
 export const MAX_SEEN_KEYS = 100_000;
 /** Most hits one lease takes (the default of `maxLease`). */
