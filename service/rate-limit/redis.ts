@@ -139,7 +139,8 @@ type Outcome =
  * they are spent it asks again, and a lease refused is a 429. L follows the key's rate here (its hits in the last
  * LEASE_SPAN_MS), between 1 and min(maxLease, limit / 64): a quiet key, or any limit under 128, asks for every hit. The
  * cost (docs/operations.md, "Rate-limit leases"): hits leased and not used by the window's end were counted without
- * being allowed, so a key can be refused up to (N - 1)(L - 1) hits before its limit with N instances.
+ * being allowed, so a key can be refused up to (N - 1)(L - 1) hits before its limit with N instances (sliding: plus
+ * the others' unused hits of the previous window, weighted, until they give them back).
  *
  * When Redis cannot count a hit, an account never gets more than its limit because of it (docs/operations.md, "Rate
  * limits when Redis cannot count"): the instance uses what is left of its lease (counted already), then takes the
