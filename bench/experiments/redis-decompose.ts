@@ -1,4 +1,4 @@
-// npx tsx bench/experiments/redis-decompose.ts [--rounds N] [--seconds S] [--base <rev>] [--only a,b,...] [--slowlog]
+// npx tsx bench/experiments/redis-decompose.ts [--rounds N] [--seconds S] [--base <rev>] [--base-mode m] [--only a,b,...] [--slowlog]
 // Where Redis mode's cost goes, in one run: the embedded service and three Redis-mode services loaded in turn on the
 // mixed stream of `npm run bench -- --redis-vs-embedded` (realistic bodies, half spam, each text distinct):
 //   limiter  Redis mode with the review store's two writes switched off: the rate limiter's round trip per request
@@ -6,7 +6,7 @@
 //   lookup   + the look-up writes of unqueued submissions (remember.lua)
 //   full     + storing flagged submissions (ingest-batch.lua): Redis mode as it ships
 // and, with --base <rev>, `base`: that revision's full Redis mode (checked out in a temporary worktree), for a
-// before/after in the same run.
+// before/after in the same run; --base-mode limiter|lookup loads that revision in that mode instead of full.
 // The switches are experiment-only (bench/experiments/decompose-child.ts patches the store's two write methods to
 // no-ops before the server starts); the service has no such setting. Each target is `node <bundle>` of that child,
 // bundled as `npm run build` bundles the server. Redis is a private redis-server started here (its CPU readable).
@@ -37,6 +37,7 @@ const opt = (name: string): string | undefined => {
 const rounds = Number(opt('--rounds') ?? 6);
 const seconds = Number(opt('--seconds') ?? 5);
 const baseTree = opt('--base');
+const baseMode = opt('--base-mode') ?? 'full';
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const t0 = Date.now();
 const log = (msg: string) => process.stdout.write(`[decompose ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${msg}\n`);
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
       const env = benchServiceEnv(port, tenantsFile, {
         LOG_LEVEL: 'info',
         ADMIN_PORT: String(admin),
-        FG_DECOMPOSE: mode === 'base' ? 'full' : mode,
+        FG_DECOMPOSE: mode === 'base' ? baseMode : mode,
         ...(mode === 'embedded'
           ? {}
           : {
@@ -264,6 +265,7 @@ async function main(): Promise<void> {
           date: new Date(t0).toISOString(),
           commit,
           base: baseTree,
+          baseMode,
           rounds,
           seconds,
           summary,

@@ -136,4 +136,71 @@ describe('rate limits when Redis cannot count', () => {
     expect(await allowed(shared, 200, 'acct:other')).toBe(23);
     expect(await allowed(shared, 10)).toBe(0);
   });
+
+  describe('with leases running (a busy key, the clock moving: each instance holds hits it took and has not used)', () => {
+    const BUSY: RateRule = { max: 1_000, windowMs: 60_000, algorithm: 'fixed' };
+    const clock = { t: NOW };
+    const moving = () => clock.t;
+    function busyLimiter(redis: Redis, live = 1, onRestored?: () => void): RedisRateLimiter {
+      const rl = new RedisRateLimiter(redis, {
+        prefix: 'fgtest-rl-lease',
+        fallback: new MemoryRateLimiter({ now: moving }),
+        now: moving,
+        liveInstances: () => live,
+        ...(onRestored === undefined ? {} : { onRestored }),
+      });
+      cleanups.push(() => rl.close());
+      return rl;
+    }
+    // A hit a millisecond: leases of up to 15 (the limit's 64th), all in one window.
+    async function busy(rl: RedisRateLimiter, hits: number): Promise<number> {
+      let n = 0;
+      for (let i = 0; i < hits; i++) {
+        if ((await rl.hit('acct:busy', BUSY)).allowed) n++;
+        clock.t += 1;
+      }
+      return n;
+    }
+
+    it('Redis restarted without persistence: exactly the limit over the window, the counter put back', async () => {
+      clock.t = NOW - 5_000;
+      const server = await ownRedis();
+      const redis = await client(server);
+      let restored = 0;
+      const rl = busyLimiter(redis, 1, () => restored++);
+      expect(await busy(rl, 600)).toBe(600);
+      server.kill();
+      await server.start();
+      await until(() => redis.status === 'ready', 'limiter reconnected');
+      expect(await busy(rl, 2_000)).toBe(400);
+      expect(restored).toBeGreaterThan(0);
+      expect(Number(await redis.get(`fgtest-rl-lease:{acct:busy}:60000:${Math.floor(clock.t / 60_000)}`))).toBe(1_000);
+    });
+
+    it('Redis refusing writes, two instances: together never past the limit, what each held still theirs', async () => {
+      clock.t = NOW - 5_000;
+      const server = await ownRedis(['--maxmemory', '4mb', '--maxmemory-policy', 'noeviction']);
+      const redis = await client(server);
+      const a = busyLimiter(redis, 2);
+      const b = busyLimiter(await client(server), 2);
+      const before = (await busy(a, 300)) + (await busy(b, 300));
+      expect(before).toBe(600);
+      await fill(redis);
+      const more = (await busy(a, 1_000)) + (await busy(b, 1_000));
+      expect(before + more).toBeLessThanOrEqual(1_000);
+      // Each instance's share of what is left is whole hits only: at most one lost to rounding each.
+      expect(before + more).toBeGreaterThanOrEqual(998);
+    });
+
+    it('Redis down, one instance: the hits it held, then what the window had left, exactly the limit', async () => {
+      clock.t = NOW - 5_000;
+      const server = await ownRedis();
+      const redis = await client(server);
+      const rl = busyLimiter(redis, 1);
+      expect(await busy(rl, 600)).toBe(600);
+      server.kill();
+      await until(() => redis.status !== 'ready', 'limiter saw Redis go');
+      expect(await busy(rl, 2_000)).toBe(400);
+    });
+  });
 });
