@@ -10,7 +10,12 @@ import { LANGUAGE_GROUPS, LAYOUT_GROUPS, LINKS_SITE } from '../training/experime
 import { renderCurveSvg } from '../training/experiments/curve-chart.ts';
 import { correctionCurve, type CorrectionPoint } from '../training/experiments/corrections.ts';
 import { DEFAULT_CORRECTION } from '../training/model/account-correction.ts';
-import { DEFAULT_CORRECTION_SETTINGS, type CorrectionSettings } from '../training/model/fit-account-corrections.ts';
+import {
+  ACCOUNT_THRESHOLD_RULES,
+  DEFAULT_CORRECTION_SETTINGS,
+  type AccountThresholdRule,
+  type CorrectionSettings,
+} from '../training/model/fit-account-corrections.ts';
 import type { BinaryMetrics } from '../core/classifier/manifest.ts';
 import { renderMarkdown } from '../training/experiments/render.ts';
 import { customerCurves, type CustomerAccount, type CustomerPoint } from '../training/experiments/customer-curve.ts';
@@ -179,13 +184,12 @@ function customers(argv: string[]): void {
 
 /** The correction settings training uses, with the account threshold's rule and the folds' order overridden if given. */
 function customerSettings(threshold: string | undefined, folds: string | undefined): CorrectionSettings {
-  const rules = ['none', 'flags', 'mean', 'soft'] as const;
-  if (threshold !== undefined && !(rules as readonly string[]).includes(threshold))
-    throw new UsageError(`--threshold must be one of ${rules.join(', ')}`);
+  if (threshold !== undefined && !(ACCOUNT_THRESHOLD_RULES as readonly string[]).includes(threshold))
+    throw new UsageError(`--threshold must be one of ${ACCOUNT_THRESHOLD_RULES.join(', ')}`);
   if (folds !== undefined && folds !== 'interleaved' && folds !== 'forward') throw new UsageError('--folds must be interleaved or forward');
   return {
     ...DEFAULT_CORRECTION_SETTINGS,
-    ...(threshold === undefined ? {} : { threshold: threshold as (typeof rules)[number] }),
+    ...(threshold === undefined ? {} : { threshold: threshold as AccountThresholdRule }),
     ...(folds === undefined ? {} : { folds }),
   };
 }

@@ -30,7 +30,8 @@ export const MIN_ACCOUNT_LABELS = 20;
 export const MIN_CORRECTION_WEIGHT = 0.01;
 
 /** How an account's own threshold is chosen (see thresholdShift); `none`: the model's. */
-export type AccountThresholdRule = 'none' | 'flags' | 'mean' | 'soft';
+export const ACCOUNT_THRESHOLD_RULES = ['none', 'flags', 'mean', 'soft'] as const;
+export type AccountThresholdRule = (typeof ACCOUNT_THRESHOLD_RULES)[number];
 
 /**
  * With a threshold rule, an account needs this many genuine labels: a video's first 25 comments can all be spam, and
