@@ -67,7 +67,7 @@ export interface CorrectionSettings extends CorrectionOptions {
    * The account's own threshold, above the model's, chosen from the chosen pull's held-out scores (thresholdShift):
    * `none` (the model's threshold, the default), `flags`, `mean` or `soft`. Measured in docs/model.md ("An account's
    * own threshold"): none of them held the labelling account's false-positive rate at the global model's at every
-   * step, so none is the default.
+   * step, so none is the default. A fixed pull (empty l2Grid) has no held-out scores to choose from: no threshold.
    */
   readonly threshold?: AccountThresholdRule;
   /** The most the account's threshold may be raised, in calibrated log-odds (at most MAX_THRESHOLD_SHIFT). */
