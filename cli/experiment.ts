@@ -10,6 +10,12 @@ import { LANGUAGE_GROUPS, LAYOUT_GROUPS, LINKS_SITE } from '../training/experime
 import { renderCurveSvg } from '../training/experiments/curve-chart.ts';
 import { correctionCurve, type CorrectionPoint } from '../training/experiments/corrections.ts';
 import { DEFAULT_CORRECTION } from '../training/model/account-correction.ts';
+import {
+  ACCOUNT_THRESHOLD_RULES,
+  DEFAULT_CORRECTION_SETTINGS,
+  type AccountThresholdRule,
+  type CorrectionSettings,
+} from '../training/model/fit-account-corrections.ts';
 import type { BinaryMetrics } from '../core/classifier/manifest.ts';
 import { renderMarkdown } from '../training/experiments/render.ts';
 import { customerCurves, type CustomerAccount, type CustomerPoint } from '../training/experiments/customer-curve.ts';
@@ -32,10 +38,12 @@ Merges lodo runs' JSON into one table, and draws the learning curve.
 npm run experiment -- corrections [--dump .tmp/dump] [--l2 0.001,0.003,0.01,0.03,0.1]
 Refits the per-account corrections from a curve run's dumps (lodo --curve --curve-dump <dir>) at each L2 pull and
 prints mean F1 / FPR over the sites per number of labels.
-npm run experiment -- customers [--dump .tmp/dump] [--data data] [--chart docs/learning-curve.svg]
+npm run experiment -- customers [--dump .tmp/dump] [--data data] [--chart docs/learning-curve.svg] [--threshold none|flags|mean|soft]
+                                [--folds interleaved|forward]
 What a customer sees (docs/model.md, learning curve): on each video of a curve run's dumps, a labelling account and a
 policy-differs account (self-promotion legitimate) label the first 25/50/100/200 comments in date order and get the
-correction training would export; F1 / FPR by each account's own labels on the comments after the first 200.`;
+correction training would export; F1 / FPR by each account's own labels on the comments after the first 200.
+--threshold and --folds override how training chooses each account's threshold and holds its labels out.`;
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -131,8 +139,11 @@ function customers(argv: string[]): void {
     dump: { type: 'string', default: '.tmp/dump' },
     data: { type: 'string', default: 'data' },
     chart: { type: 'string' },
+    threshold: { type: 'string' },
+    folds: { type: 'string' },
   });
-  const points = customerCurves(path.resolve(values.dump), path.resolve(values.data));
+  const settings = customerSettings(values.threshold, values.folds);
+  const points = customerCurves(path.resolve(values.dump), path.resolve(values.data), settings);
   if (points.length === 0) throw new UsageError(`no video dumps with record ids in ${values.dump}`);
   const cell = (m: BinaryMetrics) => `${m.f1.toFixed(3)} / ${(100 * m.fpr).toFixed(1)}%`;
   console.log(
@@ -162,7 +173,25 @@ function customers(argv: string[]): void {
       '',
       points.filter((p) => p.labelled === n),
     );
-  if (values.chart) writeFileSync(values.chart, renderCustomerCurveSvg(points));
+  if (!values.chart) return;
+  // With a threshold rule, the chart draws it beside the corrections training exports by default.
+  if (settings.threshold === undefined || settings.threshold === 'none') writeFileSync(values.chart, renderCustomerCurveSvg(points));
+  else {
+    const plain = customerCurves(path.resolve(values.dump), path.resolve(values.data), { ...settings, threshold: 'none' });
+    writeFileSync(values.chart, renderCustomerCurveSvg(plain, { name: `with its own threshold (${settings.threshold})`, points }));
+  }
+}
+
+/** The correction settings training uses, with the account threshold's rule and the folds' order overridden if given. */
+function customerSettings(threshold: string | undefined, folds: string | undefined): CorrectionSettings {
+  if (threshold !== undefined && !(ACCOUNT_THRESHOLD_RULES as readonly string[]).includes(threshold))
+    throw new UsageError(`--threshold must be one of ${ACCOUNT_THRESHOLD_RULES.join(', ')}`);
+  if (folds !== undefined && folds !== 'interleaved' && folds !== 'forward') throw new UsageError('--folds must be interleaved or forward');
+  return {
+    ...DEFAULT_CORRECTION_SETTINGS,
+    ...(threshold === undefined ? {} : { threshold: threshold as AccountThresholdRule }),
+    ...(folds === undefined ? {} : { folds }),
+  };
 }
 
 /** Merges the JSON of several lodo runs (e.g. run in parallel, one per group of sites) into one table and the curve's chart. */

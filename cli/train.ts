@@ -7,11 +7,17 @@ import { BACKENDS, BackendError, isBackendName, type BackendName } from '../trai
 import { ModelExistsError } from '../training/model/export.ts';
 import { comparisonWithActive, keepWhatServes } from '../training/lifecycle/compare-with-active.ts';
 import { DEFAULT_HOLDOUT_DIR } from '../training/data/holdout.ts';
+import {
+  ACCOUNT_THRESHOLD_RULES,
+  DEFAULT_CORRECTION_SETTINGS,
+  type AccountThresholdRule,
+} from '../training/model/fit-account-corrections.ts';
 import { runTraining, DEFAULT_NB_SCALING, DEFAULT_SOURCE_WEIGHTS, type TrainingOptions } from '../training/pipeline.ts';
 
 const HELP = `npm run train -- [--data data] [--out models] [--seed 42] [--training-seed <seed>] [--epochs 12] [--target-fpr 0.01]
                   [--batch-size 64] [--learning-rate 0.02] [--l2 1e-7] [--backend wasm|cpu|tensorflow]
                   [--nb-alpha 0.5] [--nb-mix 0.5] [--source-weights forms=6] [--holdout training/holdout]
+                  [--account-threshold none|flags|mean|soft]
 Trains on every labelled file under --data, exports models/<version>/ (model.json, weights.bin,
 manifest.json, report.md, trained-on.txt) and prints the test metrics, then compares it with the model that serves
 on the test split less every record that model trained on (saying how many records that left). A record's side
@@ -20,7 +26,8 @@ into training. --training-seed (default --seed) changes only the training's fold
 split: what retraining alone moves. A data record whose text is in a --holdout file is never trained on. It does not change what serves: \`npm run models -- promote <version>\` does. --source-weights weighs each record by its source, or by
 <source>:<label> when given (e.g. forms=6,forms:legitimate=9). --nb-mix 1 trains plain logistic regression
 instead of NB-LR (naive-Bayes feature scaling). Without --backend: tensorflow when @tensorflow/tfjs-node
-is installed, else wasm.`;
+is installed, else wasm. --account-threshold gives each labelled account's correction its own threshold, chosen by
+that rule from its held-out labels (default none: the model's threshold for every account; docs/model.md).`;
 
 function parseCommandLine(argv: string[]) {
   return parseFlags(argv, {
@@ -38,6 +45,7 @@ function parseCommandLine(argv: string[]) {
     'source-weights': { type: 'string' },
     backend: { type: 'string' },
     holdout: { type: 'string', default: DEFAULT_HOLDOUT_DIR },
+    'account-threshold': { type: 'string', default: 'none' },
   });
 }
 
@@ -62,6 +70,12 @@ function sourceWeights(spec: string | undefined): Readonly<Record<string, number
     out[m[1] as string] = Number(m[2]);
   }
   return out;
+}
+
+function accountThreshold(rule: string): AccountThresholdRule {
+  if (!(ACCOUNT_THRESHOLD_RULES as readonly string[]).includes(rule))
+    throw new UsageError(`--account-threshold must be one of ${ACCOUNT_THRESHOLD_RULES.join('|')}, got ${rule}`);
+  return rule as AccountThresholdRule;
 }
 
 function backend(name: string | undefined): BackendName | undefined {
@@ -110,6 +124,7 @@ async function run(argv: string[]): Promise<void> {
     nbScaling: nbMix === 1 ? null : { alpha: num(values, 'nb-alpha', 1e-6, 1000), mix: nbMix },
     backend: backend(values.backend),
     holdoutDir: path.resolve(values.holdout),
+    corrections: { ...DEFAULT_CORRECTION_SETTINGS, threshold: accountThreshold(values['account-threshold']) },
     log,
     progress,
   };

@@ -230,6 +230,7 @@ export async function runTraining(opts: TrainingOptions): Promise<TrainingResult
             biasL2: correctionSettings.biasL2,
             iterations: correctionSettings.iterations,
             minWeight: correctionSettings.minWeight,
+            threshold: correctionSettings.threshold ?? 'none',
           },
         }),
     trainingSeconds: 0,

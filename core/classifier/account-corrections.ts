@@ -7,11 +7,26 @@ import type { SparseInput } from './linear-scorer.ts';
 /** The file in a model folder that holds the per-account corrections (listed in the manifest when present). */
 export const ACCOUNTS_FILE = 'accounts.json';
 
+/**
+ * The newest accounts.json this service reads: 2 added each account's `thresholdShift`. A file without `version` is
+ * 1 (written before it). A service that cannot apply a file's shifts must refuse it, not serve the corrections without
+ * them (they would flag the genuine mail the shift was chosen to spare): version 1's schema refuses the field.
+ */
+export const ACCOUNTS_FILE_VERSION = 2;
+
+/** The most an account's threshold may be above the model's, in calibrated log-odds (training never goes further). */
+export const MAX_THRESHOLD_SHIFT = 3;
+
 const correctionSchema = z
   .object({
     /** How many of the account's labels it was fitted on. */
     labels: z.number().int().positive(),
     bias: z.number().finite(),
+    /**
+     * How far above the model's threshold this account's verdicts are decided, in calibrated log-odds (absent: at the
+     * model's). Chosen from the account's own labels so its correction flags no more of its genuine mail than the model.
+     */
+    thresholdShift: z.number().finite().min(0).max(MAX_THRESHOLD_SHIFT).optional(),
     /** Hashed feature buckets, strictly ascending; `weights[i]` belongs to `buckets[i]`. */
     buckets: z.array(z.number().int().nonnegative()),
     weights: z.array(z.number().finite()),
@@ -25,7 +40,16 @@ export type StoredCorrection = z.infer<typeof correctionSchema>;
  * models/<version>/accounts.json: each account's correction, added to the global model's calibrated log-odds for that
  * account's submissions only.
  */
-export const accountsFileSchema = z.object({ accounts: z.record(z.string().min(1), correctionSchema) }).strict();
+export const accountsFileSchema = z
+  .object({
+    version: z.literal(ACCOUNTS_FILE_VERSION).optional(),
+    accounts: z.record(z.string().min(1), correctionSchema),
+  })
+  .strict()
+  .refine((f) => f.version !== undefined || Object.values(f.accounts).every((c) => c.thresholdShift === undefined), {
+    message: `a threshold shift needs version ${ACCOUNTS_FILE_VERSION}`,
+    path: ['version'],
+  });
 export type AccountsFile = z.infer<typeof accountsFileSchema>;
 
 /**
@@ -35,6 +59,8 @@ export type AccountsFile = z.infer<typeof accountsFileSchema>;
 export class AccountCorrection {
   readonly bias: number;
   readonly labels: number;
+  /** Taken off the account's log-odds: its verdicts are decided this far above the model's threshold. */
+  readonly thresholdShift: number;
   private readonly keys: Int32Array;
   private readonly weights: Float32Array;
   private readonly mask: number;
@@ -42,6 +68,7 @@ export class AccountCorrection {
 
   constructor(stored: StoredCorrection) {
     this.bias = stored.bias;
+    this.thresholdShift = stored.thresholdShift ?? 0;
     this.buckets = stored.buckets.length;
     this.labels = stored.labels;
     let size = 16;
@@ -68,16 +95,19 @@ export class AccountCorrection {
     }
   }
 
-  /** What the correction adds to one submission's calibrated log-odds. */
+  /**
+   * What the correction adds to one submission's calibrated log-odds, its threshold shift taken off (so the account's
+   * probability against the model's threshold gives the account's verdict).
+   */
   logit(x: SparseInput): number {
     // weightOf inlined, everything in locals: this runs once per feature of every submission of the account.
     // A correction of its bias alone (no weight was worth keeping) costs nothing per feature.
-    if (this.buckets === 0) return this.bias;
+    if (this.buckets === 0) return this.bias - this.thresholdShift;
     const n = x.count ?? x.indices.length;
     const { keys, weights, mask } = this;
     const indices = x.indices;
     const values = x.values;
-    let z = this.bias;
+    let z = this.bias - this.thresholdShift;
     for (let i = 0; i < n; i++) {
       const key = (indices[i] as number) + 1;
       for (let at = (Math.imul(key, 0x9e3779b1) >>> 12) & mask; ; at = (at + 1) & mask) {
@@ -131,6 +161,12 @@ export async function readAccountCorrections(
     if (e instanceof ModelLoadError) throw e;
     throw new ModelLoadError(`cannot read ${file} (the manifest lists it): ${(e as Error).message}`);
   }
+  // A newer trainer's file: named as such, not as a schema error in some field this service does not know.
+  const version = (raw as { version?: unknown } | null)?.version;
+  if (typeof version === 'number' && version > ACCOUNTS_FILE_VERSION)
+    throw new ModelLoadError(
+      `${file} is version ${version}; this service reads versions up to ${ACCOUNTS_FILE_VERSION} (a newer trainer wrote it)`,
+    );
   const parsed = accountsFileSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -58,7 +58,10 @@ export class LinearClassifier implements Classifier {
     let signals = explain(f, this.attribution, status);
     if (correction) {
       const globalStatus = sigmoid(global) >= this.manifest.threshold ? 'spam' : 'legitimate';
-      signals = withAccountSignal(signals, status, adjustment, correction.bias, globalStatus !== status);
+      const shift = correction.thresholdShift;
+      // Legitimate only because the account's threshold is above the model's: at the model's it would be spam.
+      const thresholdDecided = shift > 0 && status === 'legitimate' && sigmoid(global + adjustment + shift) >= this.manifest.threshold;
+      signals = withAccountSignal(signals, status, adjustment, correction.bias - shift, globalStatus !== status, thresholdDecided);
     }
     const against = signals.length === 0 ? counterSignal(f, this.attribution, status) : null;
     return {

@@ -118,6 +118,8 @@ export const manifestSchema = z.object({
       iterations: z.number().int().positive(),
       /** Smaller weights were left out of the file (absent: none were). */
       minWeight: z.number().nonnegative().optional(),
+      /** How each account's own threshold was chosen from its labels (absent or `none`: the model's for every account). */
+      threshold: z.enum(['none', 'flags', 'mean', 'soft']).optional(),
     })
     .optional(),
   trainingSeconds: z.number(),

@@ -386,8 +386,10 @@ export const ACCOUNT_SIGNAL_MIN = 0.5;
 /**
  * The signals with the account's correction among them when it drove the verdict: first when it changed the verdict
  * the global model alone would have given (`decided`), else ranked by its size among the others if it pushed the
- * verdict's way by at least ACCOUNT_SIGNAL_MIN. A correction made mostly of its bias is the moderators' labels in
- * general, not labels on messages like this one.
+ * verdict's way by at least ACCOUNT_SIGNAL_MIN. A correction made mostly of its bias (the account's threshold shift
+ * counts as bias: it moves every submission alike) is the moderators' labels in general, not labels on messages like
+ * this one; `thresholdDecided` (the verdict is legitimate only because the account's threshold is above the model's)
+ * names the threshold itself.
  */
 export function withAccountSignal(
   signals: readonly Signal[],
@@ -395,14 +397,21 @@ export function withAccountSignal(
   adjustment: number,
   bias: number,
   decided: boolean,
+  thresholdDecided = false,
 ): Signal[] {
   const sign = status === 'spam' ? 1 : -1;
   if (adjustment * sign <= 0 || (!decided && Math.abs(adjustment) < ACCOUNT_SIGNAL_MIN)) return [...signals];
-  const text =
-    Math.abs(adjustment - bias) >= Math.abs(bias) ? "your moderators' labels on similar messages" : "your moderators' earlier labels";
+  const text = thresholdDecided
+    ? ACCOUNT_THRESHOLD_TEXT
+    : Math.abs(adjustment - bias) >= Math.abs(bias)
+      ? "your moderators' labels on similar messages"
+      : "your moderators' earlier labels";
   const account: Signal = { id: ACCOUNT_SIGNAL_ID, text, contribution: adjustment };
   if (decided) return [account, ...signals].slice(0, MAX_SIGNALS);
   const at = signals.findIndex((s) => Math.abs(s.contribution) < Math.abs(adjustment));
   if (at === -1) return signals.length < MAX_SIGNALS ? [...signals, account] : [...signals];
   return [...signals.slice(0, at), account, ...signals.slice(at)].slice(0, MAX_SIGNALS);
 }
+
+/** Why a message is legitimate only under the account's own threshold (set from its labels, above the model's). */
+export const ACCOUNT_THRESHOLD_TEXT = "your account's higher bar for flagging, set from its moderators' labels";

@@ -24,6 +24,7 @@ describe('npm run train with a bad command line', () => {
     [['--seed=-1'], 'train: --seed must be an integer from 0 to 2147483648, got -1'],
     [['--backend', 'foo'], 'train: --backend must be one of wasm|cpu|tensorflow, got foo'],
     [['--training-seed', 'x'], 'train: --training-seed must be an integer from 0 to 2147483648, got x'],
+    [['--account-threshold', 'max'], 'train: --account-threshold must be one of none|flags|mean|soft, got max'],
     [
       ['--source-weights', 'forms=6,forms:ham=9'],
       'train: --source-weights takes <source>[:spam|:legitimate]=<positive number>, comma-separated; got forms:ham=9',

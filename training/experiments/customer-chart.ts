@@ -6,6 +6,12 @@ const ROW_TITLE: Record<CustomerAccount, string> = {
   'policy-differs': 'policy-differs account (self-promotion legitimate)',
 };
 
+function twin(points: readonly CustomerPoint[], p: CustomerPoint): CustomerPoint {
+  const t = points.find((q) => q.site === p.site && q.labelled === p.labelled);
+  if (t === undefined) throw new Error(`no ${p.site} at ${p.labelled} labels in the compared curve`);
+  return t;
+}
+
 function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
@@ -13,14 +19,28 @@ function mean(xs: readonly number[]): number {
 /**
  * The customer's learning curve as an SVG: one row per account, mean F1 (left) and mean false-positive rate (right)
  * over the sites on the later items, by that account's own labels, for the global model alone and with the account's
- * correction.
+ * correction; `alt`, the same sites and steps under other correction settings (an account threshold rule), as a third
+ * line.
  */
-export function renderCustomerCurveSvg(points: readonly CustomerPoint[]): string {
+export function renderCustomerCurveSvg(
+  points: readonly CustomerPoint[],
+  alt?: { readonly name: string; readonly points: readonly CustomerPoint[] },
+): string {
   const sites = [...new Set(points.map((p) => p.site))];
   const steps = [...new Set(points.map((p) => p.labelled))].sort((a, b) => a - b);
   const series = [
     { name: 'global model alone', colour: '#555', pick: (p: CustomerPoint, a: CustomerAccount) => p.accounts[a].global },
     { name: "with the account's correction", colour: '#1b7837', pick: (p: CustomerPoint, a: CustomerAccount) => p.accounts[a].corrected },
+    ...(alt === undefined
+      ? []
+      : [
+          {
+            name: alt.name,
+            colour: '#2166ac',
+            // The same site and step under the other settings.
+            pick: (p: CustomerPoint, a: CustomerAccount) => twin(alt.points, p).accounts[a].corrected,
+          },
+        ]),
   ];
   const W = 360;
   const H = 220;

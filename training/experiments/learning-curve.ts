@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { LabelledRecord } from '../data/record.ts';
@@ -93,6 +93,8 @@ export function learningCurve(
       z: calibrated[i],
       y: x.label,
     }));
+    // A dump folder that does not exist yet is made, not found missing after the site's five trainings.
+    mkdirSync(opts.dumpDir, { recursive: true });
     writeFileSync(
       path.join(opts.dumpDir, `${site.name.replace(/[^a-z0-9]+/gi, '-')}.json`),
       JSON.stringify({ site: site.name, threshold: c.threshold, items }),

@@ -41,6 +41,11 @@ export interface AccountCorrection {
   readonly weights: Float32Array;
   /** How many labels it was fitted on. */
   readonly labels: number;
+  /**
+   * How far above the model's threshold the account's verdicts are decided, in calibrated log-odds (0 or absent: at
+   * the model's): subtracted from the account's log-odds, so its probability and the model's threshold still agree.
+   */
+  readonly thresholdShift?: number;
 }
 
 export const NO_CORRECTION: AccountCorrection = Object.freeze({
@@ -88,12 +93,15 @@ export function fitAccountCorrection(examples: readonly AccountExample[], opts: 
   return { bias: w[n] as number, indices: Int32Array.from(buckets), weights: Float32Array.from(w.subarray(0, n)), labels: examples.length };
 }
 
-/** What the correction adds to one submission's calibrated log-odds (binary search per feature: the table is sparse). */
+/**
+ * What the correction adds to one submission's calibrated log-odds, its threshold shift taken off (binary search per
+ * feature: the table is sparse).
+ */
 export function correctionLogit(
   c: AccountCorrection,
   x: { readonly indices: Int32Array; readonly values: Float32Array; readonly count?: number },
 ): number {
-  let z = c.bias;
+  let z = c.bias - (c.thresholdShift ?? 0);
   const n = x.count ?? x.indices.length;
   for (let j = 0; j < n; j++) {
     const at = findBucket(c.indices, x.indices[j] as number);

@@ -1,6 +1,12 @@
 import type { FeatureExtractor } from '../../core/features/index.ts';
-import type { AccountsFile, StoredCorrection } from '../../core/classifier/account-corrections.ts';
+import {
+  ACCOUNTS_FILE_VERSION,
+  MAX_THRESHOLD_SHIFT,
+  type AccountsFile,
+  type StoredCorrection,
+} from '../../core/classifier/account-corrections.ts';
 import type { LabelledRecord } from '../data/record.ts';
+import { sigmoid } from '../../core/classifier/sigmoid.ts';
 import {
   correctionLogit,
   DEFAULT_CORRECTION,
@@ -22,6 +28,16 @@ export const MIN_ACCOUNT_LABELS = 20;
  * log-odds by a thousandth, and every bucket kept costs the service a lookup (bench/entries/account-correction.ts).
  */
 export const MIN_CORRECTION_WEIGHT = 0.01;
+
+/** How an account's own threshold is chosen (see thresholdShift); `none`: the model's. */
+export const ACCOUNT_THRESHOLD_RULES = ['none', 'flags', 'mean', 'soft'] as const;
+export type AccountThresholdRule = (typeof ACCOUNT_THRESHOLD_RULES)[number];
+
+/**
+ * With a threshold rule, an account needs this many genuine labels: a video's first 25 comments can all be spam, and
+ * a correction fitted on them alone flagged that site's later genuine comments twice as often (docs/model.md).
+ */
+export const MIN_GENUINE_LABELS = 5;
 
 /**
  * The pull of the correction's weights towards zero, 1,000 times the fitter's default: weaker pulls learnt an account's
@@ -47,6 +63,20 @@ export interface CorrectionSettings extends CorrectionOptions {
   readonly folds?: 'interleaved' | 'forward';
   /** What a legitimate item flagged costs on the held-out labels, a missed spam costing 1 (default 1). */
   readonly flagCost?: number;
+  /**
+   * The account's own threshold, above the model's, chosen from the chosen pull's held-out scores (thresholdShift):
+   * `none` (the model's threshold, the default), `flags`, `mean` or `soft`. Measured in docs/model.md ("An account's
+   * own threshold"): none of them held the labelling account's false-positive rate at the global model's at every
+   * step, so none is the default. A fixed pull (empty l2Grid) has no held-out scores to choose from: no threshold.
+   */
+  readonly threshold?: AccountThresholdRule;
+  /** The most the account's threshold may be raised, in calibrated log-odds (at most MAX_THRESHOLD_SHIFT). */
+  readonly maxThresholdShift?: number;
+  /**
+   * With a threshold rule: an account with fewer genuine labels than this keeps the global model, since its labels
+   * cannot show how often its correction would flag its genuine mail (default MIN_GENUINE_LABELS).
+   */
+  readonly minGenuineLabels?: number;
 }
 
 /**
@@ -90,9 +120,17 @@ export function fitAccountCorrections(
     const c = accountCorrection(examples, settings, decisionLogit);
     // Its correction did not beat the global model on its own held-out labels: the account keeps the global model.
     if (c === null) continue;
-    accounts[id] = { labels: c.labels, bias: c.bias, buckets: [...c.indices], weights: [...c.weights] };
+    accounts[id] = {
+      labels: c.labels,
+      bias: c.bias,
+      ...(c.thresholdShift === undefined ? {} : { thresholdShift: c.thresholdShift }),
+      buckets: [...c.indices],
+      weights: [...c.weights],
+    };
   }
-  return { accounts };
+  // Version 2 only when a shift needs it: a file without one stays readable by services from before shifts.
+  const shifted = Object.values(accounts).some((c) => c.thresholdShift !== undefined);
+  return shifted ? { version: ACCOUNTS_FILE_VERSION, accounts } : { accounts };
 }
 
 /**
@@ -107,7 +145,70 @@ export function accountCorrection(
   const chosen =
     settings.l2Grid.length === 0 ? { l2: settings.l2, biasL2: settings.biasL2 } : chooseCorrection(examples, settings, decisionLogit);
   if (chosen === null) return null;
-  return pruned(fitAccountCorrection(examples, { ...settings, l2: chosen.l2, biasL2: chosen.biasL2 }), settings.minWeight);
+  const c = pruned(fitAccountCorrection(examples, { ...settings, l2: chosen.l2, biasL2: chosen.biasL2 }), settings.minWeight);
+  const mode = settings.threshold ?? 'none';
+  if (mode === 'none' || !('scored' in chosen)) return c;
+  const genuine = examples.filter((e) => e.label === 0).length;
+  if (genuine < (settings.minGenuineLabels ?? MIN_GENUINE_LABELS)) return null;
+  const shift = thresholdShift(
+    chosen.scored,
+    decisionLogit,
+    mode,
+    Math.min(MAX_THRESHOLD_SHIFT, settings.maxThresholdShift ?? MAX_THRESHOLD_SHIFT),
+  );
+  // Raised that far, the correction must still give fewer wrong verdicts on the held-out labels than the model alone.
+  const wrong = wrongVerdicts(
+    chosen.scored.map(({ e, z }) => ({ e, z: z - shift })),
+    decisionLogit,
+    settings.flagCost ?? 1,
+  );
+  if (wrong >= chosen.globalWrong) return null;
+  return shift === 0 ? c : { ...c, thresholdShift: shift };
+}
+
+/**
+ * How far to raise an account's threshold, from its held-out labels scored by corrections that never saw them: `flags`,
+ * the least raise under which no more of its genuine labels are flagged than the global model alone flags; `mean`, the
+ * correction's mean push on its genuine labels (what it adds to their log-odds, on average), so that it lifts its
+ * genuine mail no closer to the threshold than the global model puts it; `soft`, the least raise under which its
+ * genuine labels' summed chance of being flagged is the global model's. Never below 0, never above `max`; 0 for an
+ * account without genuine labels (accountCorrection refuses those before asking).
+ */
+export function thresholdShift(
+  scored: readonly { e: AccountExample; z: number }[],
+  decisionLogit: number,
+  mode: 'flags' | 'mean' | 'soft',
+  max = MAX_THRESHOLD_SHIFT,
+): number {
+  const genuine = scored.filter(({ e }) => e.label === 0);
+  if (genuine.length === 0) return 0;
+  let shift: number;
+  if (mode === 'soft') {
+    // Each genuine label counts by its chance of being flagged (its probability measured from the threshold), so
+    // those near the threshold weigh most: the least raise that keeps their sum at the global model's.
+    const expected = (d: number, z: (x: { e: AccountExample; z: number }) => number) =>
+      genuine.reduce((s, x) => s + (x.e.weight ?? 1) * sigmoid(z(x) - d - decisionLogit), 0);
+    const target = expected(0, ({ e }) => e.globalLogit);
+    const over = (d: number) => expected(d, ({ z }) => z) > target + 1e-9;
+    if (!over(0)) shift = 0;
+    else if (over(max)) shift = max;
+    else {
+      let lo = 0;
+      let hi = max;
+      for (let i = 0; i < 40; i++) [lo, hi] = over((lo + hi) / 2) ? [(lo + hi) / 2, hi] : [lo, (lo + hi) / 2];
+      shift = hi;
+    }
+  } else if (mode === 'mean') {
+    const w = genuine.reduce((s, { e }) => s + (e.weight ?? 1), 0);
+    shift = genuine.reduce((s, { e, z }) => s + (e.weight ?? 1) * (z - e.globalLogit), 0) / w;
+  } else {
+    const flagged = (d: number) => genuine.reduce((s, { e, z }) => s + (z - d >= decisionLogit ? (e.weight ?? 1) : 0), 0);
+    const globalFlagged = genuine.reduce((s, { e }) => s + (e.globalLogit >= decisionLogit ? (e.weight ?? 1) : 0), 0);
+    // The candidates: no raise, or just past one genuine label's corrected log-odds (the least raise that unflags it).
+    const candidates = [0, ...genuine.map(({ z }) => z - decisionLogit + 1e-6).filter((d) => d > 0)].sort((a, b) => a - b);
+    shift = candidates.find((d) => flagged(d) <= globalFlagged) ?? max;
+  }
+  return Math.min(max, Math.max(0, shift));
 }
 
 /** Folds of an account's labels for choosing its pull: each label is held out once. */
@@ -122,6 +223,8 @@ export interface ChosenCorrection {
   /** Mean log-loss on the held-out folds: with the correction, and of the global model alone on the same labels. */
   readonly loss: number;
   readonly globalLoss: number;
+  /** The held-out labels with their log-odds under the correction that did not see them. */
+  readonly scored: readonly { readonly e: AccountExample; readonly z: number }[];
 }
 
 /**
@@ -159,7 +262,7 @@ export function chooseCorrection(
     }
     const loss = meanLoss(scored);
     const wrong = wrongVerdicts(scored, decisionLogit, flagCost);
-    if (wrong < globalWrong && (best === null || loss < best.loss)) best = { l2, biasL2, loss, globalLoss, wrong, globalWrong };
+    if (wrong < globalWrong && (best === null || loss < best.loss)) best = { l2, biasL2, loss, globalLoss, wrong, globalWrong, scored };
   }
   return best;
 }

@@ -98,7 +98,8 @@ function accountLines(m: Manifest): string {
     `Labels naming their account: ${a.labels} from ${a.accounts} accounts; ${a.agreed} entered the global model (a text labelled alike by at least ${a.minAccountsForGlobal} accounts), ` +
     `${a.heldBack} trained only their account's correction${a.disputed ? ` (${a.disputed} of them on texts accounts labelled both ways)` : ''}.`;
   const corrections = c
-    ? `Per-account corrections (\`${c.file}\`): ${c.accounts} accounts with at least ${c.minLabels} labels.`
+    ? `Per-account corrections (\`${c.file}\`): ${c.accounts} accounts with at least ${c.minLabels} labels` +
+      (c.threshold === undefined || c.threshold === 'none' ? '.' : `; each account's threshold by the rule \`${c.threshold}\`.`)
     : 'No account had enough labels for a correction.';
   return `${global}\n${corrections}\n`;
 }
