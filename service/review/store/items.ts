@@ -104,6 +104,13 @@ export class ItemStore {
    * surest pending spam verdict's confidence; -Infinity with none pending). Only accounts at their caps are here.
    */
   readonly #atCaps = new Map<string, { bar: number; until: number }>();
+  /**
+   * Accounts whose grouped near-duplicates were at REVIEW_NEAR_MEMBERS_MAX, until when: past that cap no submission is
+   * grouped (members leave only at retention), so the grouping step (near print and near-ingest.lua, ~100 µs of CPU a
+   * submission) is left out. Only an answer to a call that ran the step renews it, so one call every AT_CAPS_FOR_MS
+   * still runs it and its housekeeping (members past retention leave, and grouping comes back once under the cap).
+   */
+  readonly #membersFull = new Map<string, number>();
 
   /** Whether this submission is shed without a call: its account is at its caps and it is at least as sure as the bar. */
   #shedHere(job: ReviewJob, now: number): boolean {
@@ -173,13 +180,16 @@ export class ItemStore {
     const base = this.ctx.keys.forAccount(accountId).base;
     const args: Array<string | number> = [base, this.ctx.maxPending, this.#membersCap()];
     const now = this.ctx.now();
+    const groupingOff = (this.#membersFull.get(accountId) ?? -Infinity) > now;
+    let grouped = false;
     for (const job of jobs) {
       const k = this.ctx.keys.forAccount(job.accountId);
       const receivedAt = Date.parse(job.receivedAt);
       const print = fingerprint(job);
       const words = searchWords(job.fields);
       const line = searchLine('i', receivedAt, words, print);
-      const near = this.near.plan(job, { receivedAt, words, exact: print, line });
+      const near = groupingOff ? undefined : this.near.plan(job, { receivedAt, words, exact: print, line });
+      grouped ||= near !== undefined;
       const ingestKeys = [
         k.item(job.submissionId),
         ...k.pendingAll(job.formId, job.verdict.status),
@@ -236,7 +246,9 @@ export class ItemStore {
     if (evicted > 0) this.ctx.onEvicted(evicted);
     if (shed > 0) this.ctx.onShed(shed);
     // The reply's last two: whether the account is at its caps now, and its bar ('' with no spam verdict pending).
-    const [full, bar] = [codes[3 * jobs.length], codes[3 * jobs.length + 1]];
+    const [full, bar, membersFull] = [codes[3 * jobs.length], codes[3 * jobs.length + 1], codes[3 * jobs.length + 2]];
+    if (membersFull !== 1) this.#membersFull.delete(accountId);
+    else if (grouped) this.#membersFull.set(accountId, this.ctx.now() + AT_CAPS_FOR_MS);
     if (full === 1) this.#atCaps.set(accountId, { bar: bar === '' ? -Infinity : Number(bar), until: this.ctx.now() + AT_CAPS_FOR_MS });
     else this.#atCaps.delete(accountId);
     return results;

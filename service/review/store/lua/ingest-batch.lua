@@ -26,7 +26,8 @@
   Returns per submission three numbers: near-ingest.lua's code (1 grouped, 2 already stored, 0 not grouped; -3 shed),
   ingest.lua's code (1 stored, 2 merged, 0 duplicate, -1 past retention; -2 when it did not run) and how many items it
   evicted; then the account's state after the batch, so the caller can shed without a call: 1 when it is at its caps,
-  else 0, and the bar as a string ('' when no spam verdict is pending).
+  else 0, the bar as a string ('' when no spam verdict is pending), and 1 when its grouped near-duplicates are at their
+  cap (else 0): no submission is grouped then, so the caller may leave the grouping step out for a while.
 ]]
 local function keysOf(list)
   local t = {}
@@ -77,4 +78,5 @@ end
 if shed > 0 then redis.call('INCRBY', base .. ':shed', shed) end
 out[#out + 1] = atCaps() and 1 or 0
 out[#out + 1] = bar() or ''
+out[#out + 1] = (maxMembers > 0 and redis.call('ZCARD', base .. ':near:members') >= maxMembers) and 1 or 0
 return out

@@ -17,6 +17,7 @@ import { REDIS_URL, useTestRedis } from '../../../support/redis.ts';
 import { tempDir } from '../../../support/temp-dir.ts';
 import { until } from '../../../support/until.ts';
 import { fakeJob } from '../helpers.ts';
+import { floodFields } from '../near-flood.ts';
 
 // At an account's full queue, the spam verdicts the model was surest of go first; a new one at least as sure as every
 // pending one is not stored (it would be the first evicted) but counted and kept for look-up, decided in process while
@@ -221,5 +222,29 @@ describe('the sink at a full queue', () => {
     // The low-confidence legitimate ones were all stored and are still pending (spam verdicts made room for them).
     for (const job of flagged.filter((j) => j.verdict.status === 'legitimate'))
       expect(await sinkStore.items.get('acme', job.submissionId)).toMatchObject({ queued: true });
+  });
+});
+
+describe('an account at its near-duplicate member cap', () => {
+  it('stores similar submissions as rows while at it, and groups again once its members leave at retention', async () => {
+    const retentionMs = 86_400_000;
+    const { store, advance } = newStore({ maxPending: 0, retentionDays: 1, campaignWindowMs: 600_000, nearMembersMax: 2 });
+    const similar = (i: number, receivedAt = new Date(Date.now() + i).toISOString()) => fakeJob({ fields: floodFields(i), receivedAt });
+    // Two members close to the end of retention (their items live a minute more), then the cap is full.
+    const leader = similar(0);
+    expect(await store.items.ingest(leader)).toBe('stored');
+    const old = new Date(Date.now() - retentionMs + 60_000).toISOString();
+    for (const i of [1, 2]) expect(await store.items.ingest(similar(i, old))).toBe('grouped');
+    for (const i of [3, 4, 5]) expect(await store.items.ingest(similar(i))).toBe('stored');
+
+    // Submissions every second: the grouping step is left out, but still run every AT_CAPS_FOR_MS, so once the two are
+    // past retention they leave and a similar submission is grouped again.
+    const results: string[] = [];
+    for (let i = 6; i < 76; i++) {
+      advance(1_000);
+      results.push(await store.items.ingest(similar(i)));
+    }
+    expect(results.slice(0, 55)).toEqual(Array(55).fill('stored'));
+    expect(results).toContain('grouped');
   });
 });
