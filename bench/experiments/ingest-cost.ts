@@ -1,4 +1,4 @@
-// npx tsx bench/experiments/ingest-cost.ts [--base <rev>] [--rounds N] [--jobs N] [--max-pending N] [--near-members N] [--unique]
+// npx tsx bench/experiments/ingest-cost.ts [--base <rev>] [--rounds N] [--jobs N] [--max-pending N] [--near-members N] [--unique] [--model]
 // What storing one flagged submission (ItemStore.ingestMany, in batches of INGEST_BATCH as the sink sends them) and
 // keeping one unqueued submission for look-up (remember) cost: CPU time per submission of this process (building the
 // call, ioredis, the socket) and of a private redis-server (the scripts), read from /proc around each round. The
@@ -7,7 +7,10 @@
 // ingest also evicts as it does in a long run. With --base <rev>, that revision's store (a temporary worktree) runs in
 // alternating rounds against this checkout's, each on its own key prefix: a before/after in one run.
 // --max-pending 0 (no pending cap: no evictions) and --near-members 0 (no grouping step) take a part of the work away,
-// to see what it costs. Results: bench/results/<date>-ingest-cost.json.
+// to see what it costs. --model: each submission's verdict is the newest model's in models/ (flagged: spam, or
+// legitimate under REVIEW_BAND; the rest are the look-up writes), so confidences are as the service gives them, which
+// decides what a full queue sheds; without it every flagged one is spam at 0.97. A submission the store sheds is kept
+// for look-up as the sink does, in its cost. Results: bench/results/<date>-ingest-cost.json.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,8 @@ import { median } from '../lib/stats.ts';
 import type { ReviewJob } from '../../service/review/intake/job-schema.ts';
 import type { ReviewStore } from '../../service/review/store/review-store.ts';
 import { ENV_DEFAULTS } from '../../service/config/env.ts';
+import { loadClassifier } from '../../core/classifier/load.ts';
+import type { FormFields } from '../../core/features/form-fields.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -53,7 +58,34 @@ function shuffled(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+const classifier = argv.includes('--model') ? await loadClassifier({ modelsDir: path.join(repoRoot, 'models') }) : undefined;
+
+/** With --model: the next n submissions the model's verdict flags (or, `flagged` false, does not), verdicts as served. */
+function modelJobsOf(n: number, next: () => string, flagged: boolean): ReviewJob[] {
+  const out: ReviewJob[] = [];
+  while (out.length < n) {
+    const body = JSON.parse(next()) as { formId: string; payload?: Record<string, unknown>; fieldData?: Record<string, unknown> };
+    const fields = body.payload ?? body.fieldData ?? {};
+    const v = (classifier as NonNullable<typeof classifier>).classify(fields as FormFields, 'bench');
+    const reason = v.status === 'spam' ? 'spam' : v.confidence < ENV_DEFAULTS.REVIEW_BAND ? 'low-confidence' : undefined;
+    if ((reason !== undefined) !== flagged) continue;
+    out.push({
+      submissionId: randomUUID(),
+      accountId: 'bench',
+      formId: body.formId,
+      receivedAt: new Date().toISOString(),
+      origin: 'https://bench.example.com',
+      fields,
+      truncated: false,
+      verdict: { status: v.status, confidence: v.confidence, reasoning: v.reasoning, modelVersion: v.modelVersion },
+      ...(reason === undefined ? {} : { queued: { reason, probability: 1 } }),
+    });
+  }
+  return out;
+}
+
 function jobsOf(n: number, next: () => string, spam: boolean): ReviewJob[] {
+  if (classifier !== undefined) return modelJobsOf(n, next, spam);
   return Array.from({ length: n }, () => {
     const body = JSON.parse(next()) as { formId: string; payload?: Record<string, unknown>; fieldData?: Record<string, unknown> };
     const fields = body.payload ?? body.fieldData ?? {};
@@ -117,8 +149,16 @@ async function main(): Promise<void> {
       const n1 = process.cpuUsage(n0);
       return { nodeUs: n1.user + n1.system, redisUs: cpuMicros(redisPid) - r0, scriptUs: (await scriptUs()) - s0 };
     };
-    const ingest = async (store: ReviewStore, jobs: readonly ReviewJob[]) => {
-      for (let i = 0; i < jobs.length; i += BATCH) await store.items.ingestMany(jobs.slice(i, i + BATCH));
+    const outcomes = new Map<string, Record<string, number>>();
+    const ingest = async (store: ReviewStore, jobs: readonly ReviewJob[], tally?: Record<string, number>) => {
+      for (let i = 0; i < jobs.length; i += BATCH) {
+        const batch = jobs.slice(i, i + BATCH);
+        const results: string[] = await store.items.ingestMany(batch);
+        results.forEach((r) => tally !== undefined && (tally[r] = (tally[r] ?? 0) + 1));
+        // As the sink does: a submission shed at the full queue is kept for look-up instead.
+        const shed = batch.filter((_, j) => results[j] === 'shed');
+        if (shed.length > 0) await Promise.all(shed.map((j) => store.items.remember(j)));
+      }
     };
     const remember = async (store: ReviewStore, jobs: readonly ReviewJob[]) => {
       // As the sink sends them: a turn's worth at a time, one remember call per batch.
@@ -136,7 +176,9 @@ async function main(): Promise<void> {
       for (const [tree, store] of order) {
         const flagged = jobsOf(perRound, next, true);
         const unqueued = jobsOf(perRound, next, false);
-        const a = await measure(() => ingest(store, flagged));
+        const tally: Record<string, number> = {};
+        outcomes.set(`${r + 1} ${tree}`, tally);
+        const a = await measure(() => ingest(store, flagged, tally));
         const b = await measure(() => remember(store, unqueued));
         for (const [kind, m] of [
           ['ingest', a],
@@ -152,7 +194,7 @@ async function main(): Promise<void> {
           });
         }
         process.stdout.write(
-          `round ${r + 1} ${tree.padEnd(4)} per flagged submission: node ${(a.nodeUs / perRound).toFixed(1)} µs, redis ${(a.redisUs / perRound).toFixed(1)} µs (scripts ${(a.scriptUs / perRound).toFixed(1)}); per look-up write: node ${(b.nodeUs / perRound).toFixed(1)} µs, redis ${(b.redisUs / perRound).toFixed(1)} µs (scripts ${(b.scriptUs / perRound).toFixed(1)}); load ${os.loadavg()[0]?.toFixed(1)}\n`,
+          `round ${r + 1} ${tree.padEnd(4)} per flagged submission: node ${(a.nodeUs / perRound).toFixed(1)} µs, redis ${(a.redisUs / perRound).toFixed(1)} µs (scripts ${(a.scriptUs / perRound).toFixed(1)}); per look-up write: node ${(b.nodeUs / perRound).toFixed(1)} µs, redis ${(b.redisUs / perRound).toFixed(1)} µs (scripts ${(b.scriptUs / perRound).toFixed(1)}); load ${os.loadavg()[0]?.toFixed(1)}; flagged ones ${JSON.stringify(tally)}\n`,
         );
       }
     }
@@ -177,8 +219,21 @@ async function main(): Promise<void> {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
     writeFileSync(
       file,
-      JSON.stringify({ date: new Date().toISOString(), commit, base: baseRev, args: argv, rounds, perRound, summary, samples }, null, 2) +
-        '\n',
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          commit,
+          base: baseRev,
+          args: argv,
+          rounds,
+          perRound,
+          summary,
+          samples,
+          outcomes: Object.fromEntries(outcomes),
+        },
+        null,
+        2,
+      ) + '\n',
     );
     process.stdout.write(`wrote ${path.relative(repoRoot, file)}\n`);
   } finally {

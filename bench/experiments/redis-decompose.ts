@@ -1,4 +1,4 @@
-// npx tsx bench/experiments/redis-decompose.ts [--rounds N] [--seconds S] [--base <rev>] [--base-mode m] [--only a,b,...] [--slowlog]
+// npx tsx bench/experiments/redis-decompose.ts [--rounds N] [--seconds S] [--base <rev>] [--base-mode m] [--only a,b,...] [--slowlog] [--env K=V,...]
 // Where Redis mode's cost goes, in one run: the embedded service and three Redis-mode services loaded in turn on the
 // mixed stream of `npm run bench -- --redis-vs-embedded` (realistic bodies, half spam, each text distinct):
 //   limiter  Redis mode with the review store's two writes switched off: the rate limiter's round trip per request
@@ -14,7 +14,9 @@
 // load generator), all from /proc; after a Redis-mode round the script waits until the service holds nothing in
 // memory for Redis, and counts that wait's CPU too. Redis's time by command over the rounds (INFO commandstats) goes
 // to <date>-redis-decompose-commandstats.json; --slowlog adds a 3 s load of `full` with Redis's slow log at a threshold
-// of 0, for its time by script. Results: bench/results/<date>-redis-decompose.json.
+// of 0, for its time by script. --env gives every Redis-mode service settings of its own (e.g. REVIEW_MAX_PENDING=2000,
+// so an account reaches its caps within the first rounds and the rest measure a sustained flood). Results:
+// bench/results/<date>-redis-decompose.json.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -38,6 +40,12 @@ const rounds = Number(opt('--rounds') ?? 6);
 const seconds = Number(opt('--seconds') ?? 5);
 const baseTree = opt('--base');
 const baseMode = opt('--base-mode') ?? 'full';
+const extraEnv = Object.fromEntries(
+  (opt('--env') ?? '')
+    .split(',')
+    .filter((kv) => kv.includes('='))
+    .map((kv) => kv.split('=', 2) as [string, string]),
+);
 const repoRoot = path.resolve(import.meta.dirname, '..', '..');
 const t0 = Date.now();
 const log = (msg: string) => process.stdout.write(`[decompose ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)}s] ${msg}\n`);
@@ -92,7 +100,8 @@ async function main(): Promise<void> {
       execFileSync('git', ['worktree', 'add', '--detach', baseDir, baseTree], { cwd: repoRoot, stdio: 'ignore' });
       symlinkSync(path.join(repoRoot, 'node_modules'), path.join(baseDir, 'node_modules'));
     }
-    const base = baseTree === undefined ? undefined : await bundle(baseDir, path.join(repoRoot, '.tmp', 'decompose', 'base'));
+    // Bundled inside its own tree: the bundle finds its Lua scripts (and models) by walking up to a package.json.
+    const base = baseTree === undefined ? undefined : await bundle(baseDir, path.join(baseDir, '.tmp', 'decompose'));
     const tenantsFile = writeBenchTenants(tmp);
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
     for (const mode of modes) {
@@ -109,6 +118,7 @@ async function main(): Promise<void> {
               RATE_LIMIT_PREFIX: `dc-${mode}:rl`,
               SHADOW_PREFIX: `dc-${mode}:shadow`,
               REVIEW_SPOOL_DIR: path.join(tmp, `spool-${mode}`),
+              ...extraEnv,
             }),
       });
       const entry = mode === 'base' ? (base as string) : own;
@@ -253,7 +263,9 @@ async function main(): Promise<void> {
       if (metrics === undefined) continue;
       const text = await (await fetch(metrics)).text();
       reviewCounters[mode] = [
-        ...text.matchAll(/^formguard_(review_(?:queued|spooled|lookup_skipped)_total|redis_breaker_openings_total) (\S+)$/gm),
+        ...text.matchAll(
+          /^formguard_(review_(?:queued|spooled|lookup_skipped|evicted)_total|review_(?:shed|dropped)_total\{reason="\w+"\}|redis_breaker_openings_total) (\S+)$/gm,
+        ),
       ]
         .map((m) => `${m[1]} ${m[2]}`)
         .join(', ');

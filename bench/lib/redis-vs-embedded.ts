@@ -111,7 +111,7 @@ export async function redisVsEmbedded(opts: {
     const metrics = await (await fetch(opts.metricsUrl)).text();
     const review: Record<string, number> = {};
     for (const m of metrics.matchAll(
-      /^formguard_(review_(?:queued|spooled|lookup_skipped|evicted)_total|review_dropped_total\{reason="\w+"\}|redis_breaker_openings_total) (\S+)$/gm,
+      /^formguard_(review_(?:queued|spooled|lookup_skipped|evicted)_total|review_(?:dropped|shed)_total\{reason="\w+"\}|redis_breaker_openings_total) (\S+)$/gm,
     ))
       review[m[1] as string] = Number(m[2]);
     const e = results.filter((x) => x.target === 'embedded');

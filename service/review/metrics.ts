@@ -1,6 +1,8 @@
 import { Counter, register as defaultRegistry, type Registry } from 'prom-client';
 
 export const DROP_REASONS = ['spool_full', 'write_failed', 'backlog_full', 'shutdown', 'error'] as const;
+/** Why a flagged submission was not stored and kept for look-up instead: its account's queue was full (items.ts). */
+export const SHED_REASONS = ['queue_full'] as const;
 
 export interface ReviewMetrics {
   /** Jobs stored in the review store from the sink, or added to the BullMQ queue from the spool. */
@@ -14,8 +16,13 @@ export interface ReviewMetrics {
   readonly dropped: Counter<'reason'>;
   /** Unqueued verdicts not kept for look-ups (Redis down, circuit open, or the write refused). */
   readonly lookupSkipped: Counter;
-  /** Pending items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first). */
+  /** Pending items removed to keep an account under REVIEW_MAX_PENDING (the surest spam verdicts first). */
   readonly evicted: Counter;
+  /**
+   * Flagged submissions not stored, by reason: queue_full (the account at its caps, a spam verdict the model was at least
+   * as sure of as of every pending one: it would have been the first evicted). Each is kept for look-up instead.
+   */
+  readonly shed: Counter<'reason'>;
 }
 
 /** The registry's counter of this name, made on first use: a review side started again on one registry counts on in it. */
@@ -40,6 +47,13 @@ export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetri
   );
   // Every reason present from the start at 0: an alert on increase() sees the first loss, not a new series.
   for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
+  const shed = counter(
+    registry,
+    'formguard_review_shed_total',
+    'Flagged submissions not stored but kept for look-up, by reason: queue_full (the account at its caps and the model surer of it than of every pending spam verdict)',
+    ['reason'],
+  );
+  for (const reason of SHED_REASONS) shed.inc({ reason }, 0);
   return {
     queued: counter(
       registry,
@@ -56,7 +70,8 @@ export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetri
     evicted: counter(
       registry,
       'formguard_review_evicted_total',
-      'Pending review items removed to keep an account under REVIEW_MAX_PENDING (oldest spam verdicts first)',
+      'Pending review items removed to keep an account under REVIEW_MAX_PENDING (the surest spam verdicts first)',
     ),
+    shed,
   };
 }

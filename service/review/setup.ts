@@ -119,6 +119,7 @@ export function startReview(setup: ReviewSetup): Review {
     nearGroupsMax: env.REVIEW_NEAR_GROUPS_MAX ?? ENV_DEFAULTS.REVIEW_NEAR_GROUPS_MAX,
     nearMembersMax: env.REVIEW_NEAR_MEMBERS_MAX ?? ENV_DEFAULTS.REVIEW_NEAR_MEMBERS_MAX,
     onEvicted: (n) => metrics.evicted.inc(n),
+    onShed: (n) => metrics.shed.inc({ reason: 'queue_full' }, n),
     keepFieldsMax: env.REVIEW_KEEP_FIELDS_MAX ?? ENV_DEFAULTS.REVIEW_KEEP_FIELDS_MAX,
     keepFieldsMaxFor: (accountId) => setup.accountPolicy?.(accountId)?.keepFieldsMax,
     lookupMax: env.REVIEW_LOOKUP_MAX ?? ENV_DEFAULTS.REVIEW_LOOKUP_MAX,

@@ -8,7 +8,11 @@ import { groupSchema } from './list-routes.ts';
 // document shows them, so it describes what the page reads.
 
 const count = z.number().int();
-const counts = z.object({ pending: count, labelled: count }).describe('pending items (one per row) and labelled items');
+const counts = z
+  .object({ pending: count, labelled: count, shed: count })
+  .describe(
+    'pending items (one per row), labelled items, and spam verdicts not queued because the queue was full and the model was surer of them than of every pending one (kept for look-up)',
+  );
 
 export const meAnswer = z.object({
   accountId: z.string(),

@@ -36,7 +36,7 @@ const historyAnswer = z.object({
 });
 const undoBody = z.object({ seen: z.string().min(1).max(64) });
 const idParams = z.object({ id: z.string().uuid() });
-const counts = z.object({ pending: z.number().int(), labelled: z.number().int() });
+const counts = z.object({ pending: z.number().int(), labelled: z.number().int(), shed: z.number().int() });
 const undoAnswer = z.object({
   kind: z.enum(['undone', 'restored', 'changed', 'gone']),
   by: z.string().optional(),

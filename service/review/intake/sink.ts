@@ -25,7 +25,8 @@ export interface QueueSinkOptions {
   readonly log: Logger;
   /**
    * Stores a batch of flagged jobs in the review store (the store's ingestMany): jobs go there directly, in batches
-   * (one script call per account and batch), and the queue only carries the spool's replays.
+   * (one script call per account and batch), and the queue only carries the spool's replays. When it answers with one
+   * result per job, a job answered 'shed' (not stored at its account's full queue) is kept for look-up instead.
    */
   readonly ingest: (jobs: readonly ReviewJob[]) => Promise<unknown>;
   /** Longest wait for one ingest (a batch of jobs) or one replay's add before its jobs go to the spool (again). */
@@ -90,11 +91,21 @@ export class QueueReviewSink implements ReviewSink {
    * with its batch.
    */
   readonly #adds: TurnBatch<ReviewJob>;
+  /** Jobs of the batch just stored that the store shed (counted there): kept for look-up, not counted as queued. */
+  readonly #shed = new WeakSet<ReviewJob>();
 
   constructor(options: QueueSinkOptions) {
     this.#o = options;
     const ingest = options.ingest;
-    this.#adds = new TurnBatch<ReviewJob>((jobs) => this.#call(() => ingest(jobs)), { maxBatch: INGEST_BATCH_JOBS, maxFlushing: 1 });
+    this.#adds = new TurnBatch<ReviewJob>(
+      async (jobs) => {
+        let results: unknown;
+        await this.#call(async () => (results = await ingest(jobs)));
+        // Only once the call counted as done: a batch that timed out is spooled whole, its late answer ignored.
+        if (Array.isArray(results)) results.forEach((r, i) => r === 'shed' && this.#shedJob(jobs[i] as ReviewJob));
+      },
+      { maxBatch: INGEST_BATCH_JOBS, maxFlushing: 1 },
+    );
     options.connection.on('ready', this.#onReady);
     this.#timer = setInterval(() => void this.drain(), options.drainIntervalMs ?? 5_000);
     this.#timer.unref();
@@ -222,11 +233,17 @@ export class QueueReviewSink implements ReviewSink {
     });
   }
 
+  /** A job the store shed at its account's full queue: kept for look-up (best effort, like an unqueued one). */
+  #shedJob(job: ReviewJob): void {
+    this.#shed.add(job);
+    this.#remember(job);
+  }
+
   async #send(original: ReviewJob): Promise<void> {
     const job = withCappedFields(original, this.#o.maxFieldBytes);
     try {
       await this.#adds.add(job);
-      this.#o.metrics.queued.inc();
+      if (!this.#shed.has(job)) this.#o.metrics.queued.inc();
     } catch (err) {
       // A failed batch is spooled whole, even the jobs of it Redis may have stored: the store ingests one again as a no-op.
       const spooled = await this.#spool(job);

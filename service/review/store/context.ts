@@ -31,6 +31,8 @@ export interface StoreOptions {
   readonly nearMembersMax?: number;
   /** Told how many items each ingest evicted (for the metric). */
   readonly onEvicted?: (count: number) => void;
+  /** Told how many submissions each ingest shed at an account's full queue (for the metric). */
+  readonly onShed?: (count: number) => void;
   /** Most submissions not queued whose fields an account keeps (the newest; REVIEW_KEEP_FIELDS_MAX). 0: none. */
   readonly keepFieldsMax?: number;
   /** An account's own keepFieldsMax (the tenants file's `review.keepFieldsMax`), when it sets one. */
@@ -55,6 +57,7 @@ export class StoreContext {
   readonly nearGroupsMax: number;
   readonly nearMembersMax: number;
   readonly onEvicted: (count: number) => void;
+  readonly onShed: (count: number) => void;
   readonly lookupMax: number;
   readonly maxLabelled: number;
   readonly onLabelsOverCap: (accountId: string, count: number) => void;
@@ -70,6 +73,7 @@ export class StoreContext {
     this.nearGroupsMax = opts.nearGroupsMax ?? DEFAULT_NEAR_GROUPS_MAX;
     this.nearMembersMax = opts.nearMembersMax ?? DEFAULT_NEAR_MEMBERS_MAX;
     this.onEvicted = opts.onEvicted ?? (() => undefined);
+    this.onShed = opts.onShed ?? (() => undefined);
     this.#keepFieldsMax = opts.keepFieldsMax ?? DEFAULT_KEEP_FIELDS_MAX;
     this.#keepFieldsMaxFor = opts.keepFieldsMaxFor ?? (() => undefined);
     this.lookupMax = opts.lookupMax ?? DEFAULT_LOOKUP_MAX;

@@ -40,7 +40,19 @@ export const REMEMBER_MAX_WAITING = 5_000;
  */
 export const INGEST_BATCH = 32;
 
-export type IngestResult = 'stored' | 'merged' | 'grouped' | 'duplicate' | 'expired';
+/**
+ * How long an account's state from the last ingest reply (at its caps, and the bar) decides in process: short, so a
+ * queue that moderators drain, or whose caps were raised, takes spam verdicts again within seconds.
+ */
+export const AT_CAPS_FOR_MS = 2_000;
+
+/** 'shed': not stored, because the account's queue was full and it would have been the first evicted (kept for look-up). */
+export type IngestResult = 'stored' | 'merged' | 'grouped' | 'duplicate' | 'expired' | 'shed';
+
+/** A submission the review store may shed at an account's full queue: queued only because its verdict is spam. */
+export function sheddable(job: ReviewJob): boolean {
+  return job.queued?.reason === 'spam' && job.verdict.status === 'spam';
+}
 
 /** A campaign: the submissions merged into one item, its own included. */
 export interface Campaign {
@@ -65,6 +77,8 @@ export interface ReviewEntry {
 export interface ReviewCounts {
   readonly pending: number;
   readonly labelled: number;
+  /** Spam verdicts not stored because the queue was full and the model was surer of them than of every pending one. */
+  readonly shed: number;
 }
 
 /** Intake and reads: items arrive from the queue, the console lists and looks them up. */
@@ -80,7 +94,34 @@ export class ItemStore {
    */
   async ingest(job: ReviewJob): Promise<IngestResult> {
     const [result] = await this.ingestMany([job]);
+    // Shed at a full queue (a spool replay through the worker): kept for look-up like an unqueued submission.
+    if (result === 'shed') await this.remember(job);
     return result as IngestResult;
+  }
+
+  /**
+   * Each account's state from its last ingest reply, while fresh (AT_CAPS_FOR_MS): at its caps, with the bar (the
+   * surest pending spam verdict's confidence; -Infinity with none pending). Only accounts at their caps are here.
+   */
+  readonly #atCaps = new Map<string, { bar: number; until: number }>();
+  /**
+   * Accounts whose grouped near-duplicates were at REVIEW_NEAR_MEMBERS_MAX, until when: past that cap no submission is
+   * grouped (members leave only at retention), so the grouping step (near print and near-ingest.lua, ~100 µs of CPU a
+   * submission) is left out. Only an answer to a call that ran the step renews it, so one call every AT_CAPS_FOR_MS
+   * still runs it and its housekeeping (members past retention leave, and grouping comes back once under the cap).
+   */
+  readonly #membersFull = new Map<string, number>();
+
+  /** Whether this submission is shed without a call: its account is at its caps and it is at least as sure as the bar. */
+  #shedHere(job: ReviewJob, now: number): boolean {
+    if (!sheddable(job)) return false;
+    const state = this.#atCaps.get(job.accountId);
+    if (state === undefined) return false;
+    if (state.until <= now) {
+      this.#atCaps.delete(job.accountId);
+      return false;
+    }
+    return job.verdict.confidence >= state.bar;
   }
 
   /**
@@ -92,12 +133,23 @@ export class ItemStore {
   async ingestMany(jobs: readonly ReviewJob[]): Promise<IngestResult[]> {
     const results = new Array<IngestResult>(jobs.length);
     const byAccount = new Map<string, number[]>();
+    const shedBy = new Map<string, number>();
+    const now = this.ctx.now();
     jobs.forEach((job, i) => {
+      // At a full queue a sure spam verdict would only displace one the model was as sure of: decided here, no script.
+      if (this.#shedHere(job, now)) {
+        results[i] = 'shed';
+        shedBy.set(job.accountId, (shedBy.get(job.accountId) ?? 0) + 1);
+        return;
+      }
       const list = byAccount.get(job.accountId);
       if (list === undefined) byAccount.set(job.accountId, [i]);
       else list.push(i);
     });
-    const calls: Promise<unknown>[] = [this.ctx.redis.sadd(this.ctx.keys.accounts(), ...byAccount.keys())];
+    const calls: Promise<unknown>[] = [];
+    if (byAccount.size > 0) calls.push(this.ctx.redis.sadd(this.ctx.keys.accounts(), ...byAccount.keys()));
+    // The console's count of shed submissions: one INCRBY per account and batch.
+    for (const [accountId, n] of shedBy) calls.push(this.ctx.redis.incrby(this.ctx.keys.forAccount(accountId).shed(), n));
     for (const indexes of byAccount.values()) {
       for (let from = 0; from < indexes.length; from += INGEST_BATCH) {
         const part = indexes.slice(from, from + INGEST_BATCH);
@@ -109,6 +161,8 @@ export class ItemStore {
       }
     }
     await Promise.all(calls);
+    const shed = [...shedBy.values()].reduce((a, n) => a + n, 0);
+    if (shed > 0) this.ctx.onShed(shed);
     return results;
   }
 
@@ -121,15 +175,21 @@ export class ItemStore {
       if (i === undefined) keys.set(key, (i = keys.size + 1));
       return i;
     };
-    const args: Array<string | number> = [];
+    const first = jobs[0] as ReviewJob;
+    const accountId = first.accountId;
+    const base = this.ctx.keys.forAccount(accountId).base;
+    const args: Array<string | number> = [base, this.ctx.maxPending, this.#membersCap()];
     const now = this.ctx.now();
+    const groupingOff = (this.#membersFull.get(accountId) ?? -Infinity) > now;
+    let grouped = false;
     for (const job of jobs) {
       const k = this.ctx.keys.forAccount(job.accountId);
       const receivedAt = Date.parse(job.receivedAt);
       const print = fingerprint(job);
       const words = searchWords(job.fields);
       const line = searchLine('i', receivedAt, words, print);
-      const near = this.near.plan(job, { receivedAt, words, exact: print, line });
+      const near = groupingOff ? undefined : this.near.plan(job, { receivedAt, words, exact: print, line });
+      grouped ||= near !== undefined;
       const ingestKeys = [
         k.item(job.submissionId),
         ...k.pendingAll(job.formId, job.verdict.status),
@@ -142,6 +202,7 @@ export class ItemStore {
         near === undefined ? '' : near.keys.map(at).join(' '),
         ingestKeys.map(at).join(' '),
         JSON.stringify(job),
+        sheddable(job) ? job.verdict.confidence : '',
         near === undefined ? 0 : near.args.length,
         ...(near?.args ?? []),
         receivedAt,
@@ -158,28 +219,44 @@ export class ItemStore {
         EVICT_PER_INGEST,
       );
     }
-    const codes = (await evalScript(this.ctx.redis, SCRIPTS.ingestBatch, keys.size, ...keys.keys(), ...args)) as number[];
+    const codes = (await evalScript(this.ctx.redis, SCRIPTS.ingestBatch, keys.size, ...keys.keys(), ...args)) as Array<number | string>;
     const results: IngestResult[] = [];
     let evicted = 0;
+    let shed = 0;
     for (let i = 0; i < jobs.length; i++) {
-      const [near, code, gone] = [codes[3 * i], codes[3 * i + 1], codes[3 * i + 2]];
-      evicted += gone ?? 0;
+      const [near, code, gone] = [codes[3 * i], codes[3 * i + 1], Number(codes[3 * i + 2] ?? 0)];
+      evicted += gone;
+      if (near === -3) shed++;
       results.push(
-        near === 1
-          ? 'grouped'
-          : near === 2
-            ? 'duplicate'
-            : code === 1
-              ? 'stored'
-              : code === 2
-                ? 'merged'
-                : code === 0
-                  ? 'duplicate'
-                  : 'expired',
+        near === -3
+          ? 'shed'
+          : near === 1
+            ? 'grouped'
+            : near === 2
+              ? 'duplicate'
+              : code === 1
+                ? 'stored'
+                : code === 2
+                  ? 'merged'
+                  : code === 0
+                    ? 'duplicate'
+                    : 'expired',
       );
     }
     if (evicted > 0) this.ctx.onEvicted(evicted);
+    if (shed > 0) this.ctx.onShed(shed);
+    // The reply's last two: whether the account is at its caps now, and its bar ('' with no spam verdict pending).
+    const [full, bar, membersFull] = [codes[3 * jobs.length], codes[3 * jobs.length + 1], codes[3 * jobs.length + 2]];
+    if (membersFull !== 1) this.#membersFull.delete(accountId);
+    else if (grouped) this.#membersFull.set(accountId, this.ctx.now() + AT_CAPS_FOR_MS);
+    if (full === 1) this.#atCaps.set(accountId, { bar: bar === '' ? -Infinity : Number(bar), until: this.ctx.now() + AT_CAPS_FOR_MS });
+    else this.#atCaps.delete(accountId);
     return results;
+  }
+
+  /** The grouped-member cap as the scripts read it: 0 when nothing is grouped (no campaign window or no member cap). */
+  #membersCap(): number {
+    return this.ctx.campaignWindowMs > 0 ? this.ctx.nearMembersMax : 0;
   }
 
   /** The submissions merged into this item (itself first), or a campaign of one; `count` includes those past the id cap. */
@@ -206,8 +283,12 @@ export class ItemStore {
 
   async counts(accountId: string, filter: ListFilter = {}): Promise<ReviewCounts> {
     const k = this.ctx.keys.forAccount(accountId);
-    const [pending, labelled] = await Promise.all([this.ctx.redis.zcard(k.pending(filter)), this.ctx.redis.zcard(k.labelled())]);
-    return { pending, labelled };
+    const [pending, labelled, shed] = await Promise.all([
+      this.ctx.redis.zcard(k.pending(filter)),
+      this.ctx.redis.zcard(k.labelled()),
+      this.ctx.redis.get(k.shed()),
+    ]);
+    return { pending, labelled, shed: Number(shed ?? 0) };
   }
 
   forms(accountId: string): Promise<string[]> {

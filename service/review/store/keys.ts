@@ -25,6 +25,11 @@ export class ReviewKeys {
 export class AccountKeys {
   constructor(readonly base: string) {}
 
+  /** How many flagged submissions were shed at the account's full queue (kept for look-up, not stored): one counter. */
+  shed(): string {
+    return `${this.base}:shed`;
+  }
+
   item(submissionId: string): string {
     return `${this.base}:item:${submissionId}`;
   }

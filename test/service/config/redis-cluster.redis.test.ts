@@ -205,7 +205,7 @@ describe('the review queue on a Redis Cluster: offer → ingest → console → 
     expect(
       (await app.inject({ method: 'POST', url: '/review/api/undo', headers: { ...JSON_HEADERS, cookie }, payload: {} })).statusCode,
     ).toBe(200);
-    expect(await review.store.items.counts('acme')).toEqual({ pending: 2, labelled: 1 });
+    expect(await review.store.items.counts('acme')).toEqual({ pending: 2, labelled: 1, shed: 0 });
 
     expect((await exportLabels(review.store.exports, out.dir)).written).toBe(1);
     const files = await readdir(out.dir);

@@ -4,7 +4,9 @@ import { state } from './state.js';
 import { disagrees, preview, spamScore, visible, when } from './text.js';
 
 export function showCounts(counts) {
-  $('counts').textContent = `${counts.pending} pending · ${counts.labelled} labelled`;
+  // Shown once the full queue has turned sure spam verdicts away (they stay findable by search for the look-up window).
+  const shed = counts.shed > 0 ? ` · ${counts.shed} sure spam not queued (queue full)` : '';
+  $('counts').textContent = `${counts.pending} pending · ${counts.labelled} labelled${shed}`;
 }
 
 export function showSummary(s) {

@@ -5,7 +5,8 @@
   id to that item's campaign instead of making a new item. Then keeps the account's pending items at most ARGV[11]
   (an evicted item goes with every index entry, its search line, its campaign and its fingerprint key), evicting at
   most ARGV[13] per call: each call adds one item, so a cap lowered on a full account is reached over the next calls
-  while no call holds Redis longer than a few evictions take.
+  while no call holds Redis longer than a few evictions take. The pending spam verdict the model was surest of goes
+  first (least to learn from a moderator), then the oldest of any; ingest-batch.lua does not store one that would go first.
 
   KEYS[1]      item key
   KEYS[2..5]   pending indexes by receivedAt: all, by status, by form, by form and status
@@ -61,36 +62,47 @@ if tonumber(ARGV[7]) > 0 then redis.call('SET', KEYS[7], ARGV[4], 'PX', ARGV[7])
 
 local max = tonumber(ARGV[11])
 local evicted = 0
+local spamByConfidence = base .. ':pending-conf:status:spam'
+-- The next to evict: the pending spam verdict the model was surest of (least to learn from a moderator), passing over a
+-- disagreement among the 8 surest (the shadow model thinks otherwise: worth a look), else the oldest pending item.
+local function nextToEvict()
+  local surest = redis.call('ZRANGE', spamByConfidence, -8, -1)
+  for j = #surest, 1, -1 do
+    local raw = redis.call('GET', base .. ':item:' .. surest[j])
+    local ok, item = pcall(cjson.decode, raw or '')
+    local queued = ok and type(item) == 'table' and type(item.queued) == 'table' and item.queued.reason or nil
+    if queued ~= 'disagreement' or j == 1 then return surest[j], raw, ok, item end
+  end
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if oldest == nil then return nil end
+  local raw = redis.call('GET', base .. ':item:' .. oldest)
+  local ok, item = pcall(cjson.decode, raw or '')
+  return oldest, raw, ok, item
+end
 if max > 0 then
   local over = math.min(redis.call('ZCARD', KEYS[2]) - max, tonumber(ARGV[13]))
-  -- Oldest pending spam verdicts first (the model was sure: least to learn from a moderator), then the oldest of any.
-  for _, source in ipairs({ base .. ':pending:status:spam', KEYS[2] }) do
-    while over > 0 do
-      local ids = redis.call('ZRANGE', source, 0, 0)
-      if #ids == 0 then break end
-      local id = ids[1]
-      local raw = redis.call('GET', base .. ':item:' .. id)
-      local ok, item = pcall(cjson.decode, raw or '')
-      local formId = ok and type(item) == 'table' and item.formId or nil
-      -- The by-form keys name the form as encodeURIComponent does (keys.ts).
-      local form = formId and string.gsub(formId, "[^%w%-%._~!%*'%(%)]", function(c) return string.format('%%%02X', string.byte(c)) end)
-      local indexes = { ':pending', ':pending-conf' }
-      for _, index in ipairs(indexes) do
-        for _, suffix in ipairs({ '', ':status:spam', ':status:legitimate' }) do
-          redis.call('ZREM', base .. index .. suffix, id)
-          if form then redis.call('ZREM', base .. index .. ':form:' .. form .. suffix, id) end
-        end
+  while over > 0 do
+    local id, raw, ok, item = nextToEvict()
+    if id == nil then break end
+    local formId = ok and type(item) == 'table' and item.formId or nil
+    -- The by-form keys name the form as encodeURIComponent does (keys.ts).
+    local form = formId and string.gsub(formId, "[^%w%-%._~!%*'%(%)]", function(c) return string.format('%%%02X', string.byte(c)) end)
+    local indexes = { ':pending', ':pending-conf' }
+    for _, index in ipairs(indexes) do
+      for _, suffix in ipairs({ '', ':status:spam', ':status:legitimate' }) do
+        redis.call('ZREM', base .. index .. suffix, id)
+        if form then redis.call('ZREM', base .. index .. ':form:' .. form .. suffix, id) end
       end
-      local line = redis.call('HGET', KEYS[12], id)
-      if line then
-        local fp = string.match(line, '^%a%d+:(%x+)|')
-        if fp and redis.call('GET', base .. ':fingerprint:' .. fp) == id then redis.call('DEL', base .. ':fingerprint:' .. fp) end
-        redis.call('HDEL', KEYS[12], id)
-      end
-      redis.call('DEL', base .. ':item:' .. id, base .. ':campaign:' .. id, base .. ':campaign:' .. id .. ':more')
-      over = over - 1
-      evicted = evicted + 1
     end
+    local line = redis.call('HGET', KEYS[12], id)
+    if line then
+      local fp = string.match(line, '^%a%d+:(%x+)|')
+      if fp and redis.call('GET', base .. ':fingerprint:' .. fp) == id then redis.call('DEL', base .. ':fingerprint:' .. fp) end
+      redis.call('HDEL', KEYS[12], id)
+    end
+    redis.call('DEL', base .. ':item:' .. id, base .. ':campaign:' .. id, base .. ':campaign:' .. id .. ':more')
+    over = over - 1
+    evicted = evicted + 1
   end
 end
 return {1, evicted}

@@ -145,7 +145,7 @@ describe('labels:erase of a submission', () => {
     expect(await store.items.get('acme', gone.submissionId)).toBeUndefined();
     expect((await store.exports.unexported('acme')).map((u) => u.submissionId)).toEqual([kept.submissionId]);
     expect((await store.items.listPending('acme')).map((j) => j.submissionId)).toEqual([]);
-    expect(await store.items.counts('acme')).toEqual({ pending: 0, labelled: 1 });
+    expect(await store.items.counts('acme')).toEqual({ pending: 0, labelled: 1, shed: 0 });
     expect(await exportLabels(store.exports, dir)).toMatchObject({ written: 1, withdrawn: 0 });
     expect(Object.values(await snapshot()).join('')).not.toContain(gone.submissionId);
     expect(await store.labels.getLabel('globex', globex.submissionId)).toBeDefined();

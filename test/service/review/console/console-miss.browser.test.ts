@@ -52,7 +52,7 @@ async function verifyMiss(message: string): Promise<string> {
 describe('reporting a miss in Chromium', () => {
   it('finds a miss by its submissionId, labels it spam, and the next labels:export has it', async () => {
     const id = await verifyMiss('Cheap watches replica discount sale');
-    expect(await f.review.store.items.counts('acme')).toEqual({ pending: 0, labelled: 0 });
+    expect(await f.review.store.items.counts('acme')).toEqual({ pending: 0, labelled: 0, shed: 0 });
     await withPage(f.browser, async (page) => {
       await signInToConsole(page, f.base, ACME_TOKEN, page.locator('#list li.empty'));
       await page.fill('#lookup-id', id);

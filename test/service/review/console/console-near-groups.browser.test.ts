@@ -99,10 +99,10 @@ describe('similar submissions in the console', () => {
       await page.locator('#list').focus();
       await page.keyboard.press('s');
       await page.locator('#toast', { hasText: 'Labelled 201 spam' }).waitFor();
-      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 19, labelled: 201 });
+      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 19, labelled: 201, shed: 0 });
       await page.keyboard.press('u');
       await page.locator('#toast', { hasText: 'Bulk label undone: 201 item(s) back' }).waitFor();
-      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 21, labelled: 0 });
+      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 21, labelled: 0, shed: 0 });
       expect(await page.locator(`#list li[data-id="${leader()}"] .badge.group`).textContent()).toBe('×200 similar');
     });
   });
@@ -120,7 +120,7 @@ describe('similar submissions in the console', () => {
       await page.click('#view-history');
       await page.locator(`#history-table tr[data-id="${leader()}"] button.undo-label`).click();
       await page.locator('#toast', { hasText: 'Label undone with 198 similar submission(s) labelled in the same action' }).waitFor();
-      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 21, labelled: 1 });
+      expect(await f.review.store.items.counts('acme')).toEqual({ pending: 21, labelled: 1, shed: 0 });
       expect(await f.review.store.labels.getLabel('acme', flood[7]!.submissionId)).toMatchObject({
         label: 'legitimate',
         moderatorId: 'bob',

@@ -117,7 +117,11 @@ describe('a Redis outage during traffic, with a service restart in it', () => {
       expect(new Set(ids).size).toBe(ids.length); // none twice
       expect(new Set(ids)).toEqual(new Set(flagged.map((j) => j.submissionId))); // all flagged, nothing else
       expect(unflagged.some((j) => ids.includes(j.submissionId))).toBe(false);
-      expect(await review.sink.drain().then(() => review.store.items.counts('outage'))).toEqual({ pending: flagged.length, labelled: 0 });
+      expect(await review.sink.drain().then(() => review.store.items.counts('outage'))).toEqual({
+        pending: flagged.length,
+        labelled: 0,
+        shed: 0,
+      });
       expect(await metric('formguard_review_dropped_total')).toBe(0);
     } finally {
       await review.close();

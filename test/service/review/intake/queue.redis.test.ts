@@ -166,10 +166,10 @@ describe('the review store', () => {
       formId: 'contact',
     });
     expect(await review.store.labels.getLabel('labels', job.submissionId)).toEqual(record);
-    expect(await review.store.items.counts('labels')).toEqual({ pending: 0, labelled: 1 });
+    expect(await review.store.items.counts('labels')).toEqual({ pending: 0, labelled: 1, shed: 0 });
     expect(await review.store.labels.undo('labels', 'bob')).toEqual({ kind: 'nothing' });
     expect(await review.store.labels.undo('labels', 'alice')).toEqual({ kind: 'undone', submissionId: job.submissionId });
-    expect(await review.store.items.counts('labels')).toEqual({ pending: 1, labelled: 0 });
+    expect(await review.store.items.counts('labels')).toEqual({ pending: 1, labelled: 0, shed: 0 });
     expect(await review.store.labels.getLabel('labels', job.submissionId)).toBeUndefined();
     expect(await review.store.labels.undo('labels', 'alice')).toEqual({ kind: 'nothing' });
   });

@@ -172,7 +172,7 @@ describe('queued items', () => {
     } finally {
       await dir.remove();
     }
-    expect(await store.items.counts('acme')).toEqual({ pending: 0, labelled: 3 });
+    expect(await store.items.counts('acme')).toEqual({ pending: 0, labelled: 3, shed: 0 });
     const left = await Promise.all(jobs.map((j) => store.items.get('acme', j.submissionId)));
     expect(left.map((e) => e !== undefined)).toEqual([false, false, false, true, true, true]);
     expect(await redis.hlen(store.keys.forAccount('acme').search())).toBe(3);

@@ -32,7 +32,7 @@ describe('a spam flood to one account', () => {
     expect(results.filter((r) => r === 'merged')).toHaveLength(49);
     expect(results.at(-1)).toBe('duplicate');
 
-    expect(await store.items.counts('acme')).toEqual({ pending: 2, labelled: 0 });
+    expect(await store.items.counts('acme')).toEqual({ pending: 2, labelled: 0, shed: 0 });
     const leader = flood[0]?.submissionId as string;
     const campaign = await store.items.campaign('acme', leader);
     expect(campaign.count).toBe(50);
@@ -45,7 +45,7 @@ describe('a spam flood to one account', () => {
     ]);
 
     expect(await store.labels.label('acme', leader, 'spam', 'alice')).toBeDefined();
-    expect(await store.items.counts('acme')).toEqual({ pending: 1, labelled: 1 });
+    expect(await store.items.counts('acme')).toEqual({ pending: 1, labelled: 1, shed: 0 });
     const out = await tempDir('campaign-labels');
     try {
       expect((await exportLabels(store.exports, out.dir)).written).toBe(1);
@@ -64,12 +64,14 @@ describe('a spam flood to one account', () => {
     expect(await store.items.ingest(fakeJob({ fields: { name: 'SEO Team', message: text } }))).toBe('stored');
   });
 
-  it('keeps an account under its pending cap, evicting the oldest spam verdicts first, and counts them', async () => {
+  it('keeps an account under its pending cap, evicting the spam verdicts the model was surest of first, and counts them', async () => {
     let evicted = 0;
     const store = newStore({ maxPending: 5, onEvicted: (n) => (evicted += n) });
     const t0 = Date.now() - 60_000;
     const at = (i: number) => new Date(t0 + i * 1000).toISOString();
-    const spam = Array.from({ length: 4 }, (_, i) => fakeJob({ receivedAt: at(i), fields: { message: `spam ${i}` } }));
+    // Oldest first would evict spam 0, 1 and 2; surest first evicts 1 (0.99), 0 (0.97) and 3 (0.95).
+    const sureness = [0.97, 0.99, 0.91, 0.95];
+    const spam = sureness.map((confidence, i) => fakeJob({ receivedAt: at(i), confidence, fields: { message: `spam ${i}` } }));
     const unsure = Array.from({ length: 4 }, (_, i) =>
       fakeJob({ receivedAt: at(10 + i), status: 'legitimate', confidence: 0.6, fields: { message: `unsure ${i}` } }),
     );
@@ -77,7 +79,7 @@ describe('a spam flood to one account', () => {
     expect(evicted).toBe(3);
     expect((await store.items.counts('acme')).pending).toBe(5);
     const kept = (await store.items.listPending('acme', {}, 0, 50)).map((j) => j.submissionId);
-    // The three oldest spam verdicts went; every low-confidence one stayed.
-    expect(kept).toEqual([spam[3], ...unsure].map((j) => j?.submissionId));
+    // The three surest spam verdicts went; the least sure one and every low-confidence one stayed.
+    expect(kept).toEqual([spam[2], ...unsure].map((j) => j?.submissionId));
   });
 });

@@ -46,7 +46,7 @@ describe('similar submissions to one account', () => {
     const ids = await store.near.expand('acme', [leader]);
     expect(new Set(ids)).toEqual(new Set(run.map((j) => j.submissionId)));
     expect((await store.bulk.label('acme', ids, 'spam', 'alice')).labelled).toBe(200);
-    expect(await store.items.counts('acme')).toEqual({ pending: 20, labelled: 200 });
+    expect(await store.items.counts('acme')).toEqual({ pending: 20, labelled: 200, shed: 0 });
 
     expect(await store.labels.undo('acme', 'alice')).toEqual({ kind: 'undone-bulk', undone: 200, relabelled: 0 });
     const back = await store.listing.list('acme', { limit: 100 });

@@ -43,7 +43,7 @@ describe('undo with several moderators', () => {
     expect(await store.labels.undo(account, 'mia')).toEqual({ kind: 'undone', submissionId: x });
     expect(await store.labels.getLabel(account, x)).toEqual(alices);
     expect(await pendingIds()).not.toContain(x);
-    expect(await store.items.counts(account)).toEqual({ pending: 0, labelled: 1 });
+    expect(await store.items.counts(account)).toEqual({ pending: 0, labelled: 1, shed: 0 });
     // Alice's label was never exported, so it is the one the next export writes.
     expect((await store.exports.unexported(account)).map((u) => u.record)).toEqual([alices]);
     const ttl = await redis.pttl(store.keys.forAccount(account).label(x));
@@ -85,7 +85,7 @@ describe('undo with several moderators', () => {
     expect(await store.labels.undo(account, 'alice')).toEqual({ kind: 'relabelled', submissionId: x, by: 'mia' });
     expect(await store.labels.getLabel(account, x)).toEqual(miasX);
     expect(await store.labels.getLabel(account, y)).toEqual(alicesY);
-    expect(await store.items.counts(account)).toEqual({ pending: 0, labelled: 2 });
+    expect(await store.items.counts(account)).toEqual({ pending: 0, labelled: 2, shed: 0 });
 
     expect(await store.labels.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: y });
     expect(await pendingIds()).toEqual([y]);
@@ -114,7 +114,7 @@ describe('undo with several moderators', () => {
     expect(await store.labels.undo(account, 'alice')).toEqual({ kind: 'undone', submissionId: x });
     expect(await store.labels.getLabel(account, x)).toBeUndefined();
     expect(await pendingIds()).toEqual([x]);
-    expect(await store.items.counts(account)).toEqual({ pending: 1, labelled: 0 });
+    expect(await store.items.counts(account)).toEqual({ pending: 1, labelled: 0, shed: 0 });
     expect(await store.exports.unexported(account)).toEqual([]);
     expect(await store.labels.undo(account, 'alice')).toEqual({ kind: 'nothing' });
   });
