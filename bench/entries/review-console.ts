@@ -17,6 +17,7 @@ import type { ReviewJob } from '../../service/review/intake/job-schema.ts';
 import { startReview } from '../../service/review/setup.ts';
 import { sha256Hex } from '../../service/tenants/key.ts';
 import { parseTenants } from '../../service/tenants/load.ts';
+import { deleteMatching } from '../lib/redis-keys.ts';
 
 const args = process.argv.slice(2);
 const N = Number(args[args.indexOf('--items') + 1] ?? 0) || 100_000;
@@ -189,12 +190,7 @@ async function main(): Promise<void> {
   } finally {
     await app.close();
     await review.close();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 5000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteMatching(redis, `${prefix}:*`);
     redis.disconnect();
     await rm(spool, { recursive: true, force: true });
   }

@@ -26,6 +26,7 @@ import { shadowScenario } from '../lib/shadow-scenario.ts';
 import { redisVsEmbedded, renderRedisVsEmbedded } from '../lib/redis-vs-embedded.ts';
 import { DEFAULT_SHADOW_SAMPLE_RATE } from '../../service/config/env.ts';
 import { renderWorkersMarkdown, runWorkersBench, writeWorkersResult } from './workers.ts';
+import { deleteMatching } from '../lib/redis-keys.ts';
 
 const argv = new Set(process.argv.slice(2));
 // --workers N: only the WORKERS=1..N scan (bench/entries/workers.ts), not the standard run.
@@ -356,14 +357,7 @@ async function main(): Promise<void> {
     if (redisClient !== undefined) {
       let deleted = 0;
       // Shadow keys carry their prefix as a Cluster hash tag: `{<runId>:…}`.
-      for (const pattern of [`${runId}*`, `{${runId}*`]) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redisClient.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          cursor = next;
-          if (keys.length > 0) deleted += await redisClient.unlink(...keys);
-        } while (cursor !== '0');
-      }
+      for (const pattern of [`${runId}*`, `{${runId}*`]) deleted += await deleteMatching(redisClient, pattern);
       log(`Redis: deleted ${deleted} keys with prefix ${runId}`);
       report.redisCleanup = { prefix: runId, deletedKeys: deleted };
       await redisClient.quit();

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { realisticBodies } from '../lib/bodies.ts';
 import { CONNECTIONS, load, median, type LoadResult } from '../lib/load.ts';
 import { freePort, startServer, stopServer, type Started } from '../lib/processes.ts';
+import { deleteMatching } from '../lib/redis-keys.ts';
 
 export interface WorkersReport {
   readonly date: string;
@@ -177,14 +178,7 @@ export async function runWorkersBench(maxWorkers: number, quick: boolean, log: (
     };
   } finally {
     for (const s of servers.reverse()) await stopServer(s);
-    if (redis) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await probe.scan(cursor, 'MATCH', `*${runId}*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) await probe.unlink(...keys);
-      } while (cursor !== '0');
-    }
+    if (redis) await deleteMatching(probe, `*${runId}*`);
     probe.disconnect();
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { MemoryRateLimiter } from '../../service/rate-limit/memory.ts';
 import { RedisRateLimiter } from '../../service/rate-limit/redis.ts';
 import type { RateLimiter, RateRule } from '../../service/rate-limit/types.ts';
+import { deleteMatching } from '../lib/redis-keys.ts';
 
 const argv = process.argv.slice(2);
 const opt = (name: string, fallback: number): number => {
@@ -43,12 +44,7 @@ async function round(name: string, limiter: RateLimiter): Promise<void> {
 try {
   for (let r = 0; r < rounds; r++) for (const [name, limiter] of Object.entries(limiters)) await round(name, limiter);
 } finally {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteMatching(redis, `${prefix}:*`);
   for (const limiter of Object.values(limiters)) await limiter.close();
   redis.disconnect();
 }

@@ -148,8 +148,6 @@ export class ItemStore {
     });
     const calls: Promise<unknown>[] = [];
     if (byAccount.size > 0) calls.push(this.ctx.redis.sadd(this.ctx.keys.accounts(), ...byAccount.keys()));
-    // The console's count of shed submissions: one INCRBY per account and batch.
-    for (const [accountId, n] of shedBy) calls.push(this.ctx.redis.incrby(this.ctx.keys.forAccount(accountId).shed(), n));
     for (const indexes of byAccount.values()) {
       for (let from = 0; from < indexes.length; from += INGEST_BATCH) {
         const part = indexes.slice(from, from + INGEST_BATCH);
@@ -161,6 +159,9 @@ export class ItemStore {
       }
     }
     await Promise.all(calls);
+    // The console's count of shed submissions, one INCRBY per account and batch, sent only once the batch's scripts are
+    // in: a batch that fails is spooled whole and replayed, and its sheds are counted then, once.
+    await Promise.all([...shedBy].map(([accountId, n]) => this.ctx.redis.incrby(this.ctx.keys.forAccount(accountId).shed(), n)));
     const shed = [...shedBy.values()].reduce((a, n) => a + n, 0);
     if (shed > 0) this.ctx.onShed(shed);
     return results;
