@@ -2,17 +2,14 @@ import { z } from 'zod';
 import { labelHowSchema, labelSchema } from '../../../core/labels/records.ts';
 import { TRAFFIC_EVENTS } from '../dashboard/traffic.ts';
 import { reviewJobSchema } from '../intake/job-schema.ts';
+import { countsSchema } from './counts-schema.ts';
 import { groupSchema } from './list-routes.ts';
 
 // Response schemas of the console's reads: the answers are checked against them (serializerCompiler) and the OpenAPI
 // document shows them, so it describes what the page reads.
 
 const count = z.number().int();
-const counts = z
-  .object({ pending: count, labelled: count, shed: count })
-  .describe(
-    'pending items (one per row), labelled items, and spam verdicts not queued because the queue was full and the model was surer of them than of every pending one (kept for look-up)',
-  );
+const counts = countsSchema;
 
 export const meAnswer = z.object({
   accountId: z.string(),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { labelHowSchema, labelSchema } from '../../../core/labels/records.ts';
+import { countsSchema } from './counts-schema.ts';
 import { undoLabelWithGroup } from './group-label.ts';
 import type { ConsoleApi } from './console-api.ts';
 import { history } from './history.ts';
@@ -36,7 +37,7 @@ const historyAnswer = z.object({
 });
 const undoBody = z.object({ seen: z.string().min(1).max(64) });
 const idParams = z.object({ id: z.string().uuid() });
-const counts = z.object({ pending: z.number().int(), labelled: z.number().int(), shed: z.number().int() });
+const counts = countsSchema;
 const undoAnswer = z.object({
   kind: z.enum(['undone', 'restored', 'changed', 'gone']),
   by: z.string().optional(),

@@ -9,6 +9,7 @@ import { LabelConflictError } from '../store/labels.ts';
 import { MAX_BULK_ITEMS } from '../store/bulk.ts';
 import { messageOf } from '../text/message.ts';
 import type { ConsoleApi } from './console-api.ts';
+import { countsSchema } from './counts-schema.ts';
 import { listView, pendingSummary } from './list-view.ts';
 
 const FORM = z.string().min(1).max(200);
@@ -59,7 +60,7 @@ const listAnswer = z.object({
   scanCapped: z.boolean().describe('a search with Form or Verdict filters read only the newest 1,000 hits'),
   offset: count,
   limit: count,
-  counts: z.object({ pending: count, labelled: count }),
+  counts: countsSchema,
   summary: z.object({
     pending: count,
     byStatus: z.object({ spam: count, legitimate: count }),

@@ -64,14 +64,19 @@ export function reviewEnv(redisUrl: string, spoolDir: string, prefix: string): R
 
 /** The real service app (buildApp) with the review sink and console, on the shared test Redis under its own prefix. */
 export async function reviewApp(
-  opts: { withModerators?: boolean; logger?: Logger; classifier?: Classifier } = {},
+  opts: {
+    withModerators?: boolean;
+    logger?: Logger;
+    classifier?: Classifier;
+    env?: Pick<Partial<ReviewEnv>, 'REVIEW_MAX_PENDING' | 'REVIEW_NEAR_MEMBERS_MAX'>;
+  } = {},
 ): Promise<ReviewAppFixture> {
   const prefix = testPrefix('app');
   const spool = await tempDir('app-spool');
   const tenants = { current: parseTenants(JSON.stringify(tenantsFile({ moderators: opts.withModerators ?? true })), 'test') };
   const registry = new Registry();
   const review = startReview({
-    env: reviewEnv(REDIS_URL, spool.dir, prefix),
+    env: { ...reviewEnv(REDIS_URL, spool.dir, prefix), ...opts.env },
     log: opts.logger ?? silent,
     moderators: tenants,
     registry,
