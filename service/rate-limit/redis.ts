@@ -278,11 +278,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** The key's lease entry, kept most recently used last and bounded like the counts seen. */
   #lease(base: string): Lease {
-    let lease = this.#leases.get(base);
-    if (lease !== undefined) this.#leases.delete(base);
-    else lease = { index: -1, left: 0, max: 0, span: -1, inSpan: 0, lastSpan: 0, pending: undefined };
-    this.#leases.set(base, lease);
-    if (this.#leases.size > MAX_SEEN_KEYS) this.#leases.delete(this.#leases.keys().next().value as string);
+    const lease = this.#leases.get(base) ?? { index: -1, left: 0, max: 0, span: -1, inSpan: 0, lastSpan: 0, pending: undefined };
+    keepRecent(this.#leases, base, lease);
     return lease;
   }
 
@@ -347,9 +344,14 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   #remember(base: string, seen: Seen): void {
-    // Map order is insertion order: re-inserting keeps the most recently used last, the longest idle first.
-    this.#seen.delete(base);
-    this.#seen.set(base, seen);
-    if (this.#seen.size > MAX_SEEN_KEYS) this.#seen.delete(this.#seen.keys().next().value as string);
+    keepRecent(this.#seen, base, seen);
   }
+}
+
+/** Sets the key as the most recently used and forgets the longest idle past MAX_SEEN_KEYS. */
+function keepRecent<V>(map: Map<string, V>, key: string, value: V): void {
+  // Map order is insertion order: re-inserting keeps the most recently used last, the longest idle first.
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_SEEN_KEYS) map.delete(map.keys().next().value as string);
 }
