@@ -37,9 +37,11 @@ end
 
 local base, maxPending, maxMembers = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local spamByConfidence = base .. ':pending-conf:status:spam'
+local function membersFull()
+  return maxMembers > 0 and redis.call('ZCARD', base .. ':near:members') >= maxMembers
+end
 local function atCaps()
-  return maxPending > 0 and redis.call('ZCARD', base .. ':pending') >= maxPending
-    and (maxMembers <= 0 or redis.call('ZCARD', base .. ':near:members') >= maxMembers)
+  return maxPending > 0 and redis.call('ZCARD', base .. ':pending') >= maxPending and (maxMembers <= 0 or membersFull())
 end
 local function bar()
   return redis.call('ZRANGE', spamByConfidence, -1, -1, 'WITHSCORES')[2]
@@ -78,5 +80,5 @@ end
 if shed > 0 then redis.call('INCRBY', base .. ':shed', shed) end
 out[#out + 1] = atCaps() and 1 or 0
 out[#out + 1] = bar() or ''
-out[#out + 1] = (maxMembers > 0 and redis.call('ZCARD', base .. ':near:members') >= maxMembers) and 1 or 0
+out[#out + 1] = membersFull() and 1 or 0
 return out
