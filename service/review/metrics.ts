@@ -37,23 +37,27 @@ export function counter<L extends string = string>(
   return new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
+/** A counter by reason, every reason present from the start at 0: an alert on increase() sees the first one, not a new series. */
+function reasonCounter(registry: Registry, name: string, help: string, reasons: readonly string[]): Counter<'reason'> {
+  const c = counter(registry, name, help, ['reason'] as const);
+  for (const reason of reasons) c.inc({ reason }, 0);
+  return c;
+}
+
 /** The review counters on the service's registry (prom-client's default one unless given); safe to call twice. */
 export function reviewMetrics(registry: Registry = defaultRegistry): ReviewMetrics {
-  const dropped = counter(
+  const dropped = reasonCounter(
     registry,
     'formguard_review_dropped_total',
     'Review jobs lost (neither queued nor spooled), by reason: spool_full, write_failed, backlog_full, shutdown, error',
-    ['reason'],
+    DROP_REASONS,
   );
-  // Every reason present from the start at 0: an alert on increase() sees the first loss, not a new series.
-  for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
-  const shed = counter(
+  const shed = reasonCounter(
     registry,
     'formguard_review_shed_total',
     'Flagged submissions not stored but kept for look-up, by reason: queue_full (the account at its caps and the model surer of it than of every pending spam verdict)',
-    ['reason'],
+    SHED_REASONS,
   );
-  for (const reason of SHED_REASONS) shed.inc({ reason }, 0);
   return {
     queued: counter(
       registry,
